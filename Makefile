@@ -1,0 +1,35 @@
+# Two entry points for a machine without a ROS install (see README):
+#   make demo   set up .venv, then run the closed-loop demo on the bundled arm
+#   make test   set up .venv, then run the whole test suite
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.requirements-installed
+ARGS ?=
+
+# Keep DDS discovery on this machine unless the user chose otherwise.
+export ROS_AUTOMATIC_DISCOVERY_RANGE ?= LOCALHOST
+
+.PHONY: test demo bench lint install
+
+$(STAMP): requirements.txt requirements-test.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements-test.txt
+	touch $(STAMP)
+
+install: $(STAMP)
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation --force-reinstall .
+
+test: install
+	$(BIN)/python -m pytest test
+
+demo: install
+	$(BIN)/ros_ik_report $(ARGS)
+
+bench: install
+	$(BIN)/python bench/bench_kinematics.py
+	$(BIN)/python bench/bench_ik.py
+
+lint: install
+	$(BIN)/python -m pytest test/test_flake8.py test/test_pep257.py

@@ -1,0 +1,41 @@
+"""Install the ros_ik ament_python package."""
+
+from glob import glob
+import os
+
+from setuptools import find_packages, setup
+
+PACKAGE_NAME = 'ros_ik'
+
+
+def share(folder: str, pattern: str) -> tuple:
+    """Return a data_files entry installing ``folder/pattern`` into share/ros_ik/folder."""
+    return (os.path.join('share', PACKAGE_NAME, folder), glob(os.path.join(folder, pattern)))
+
+
+setup(
+    name=PACKAGE_NAME,
+    version='0.1.0',
+    packages=find_packages(exclude=['test', 'bench']),
+    data_files=[
+        ('share/ament_index/resource_index/packages', ['resource/' + PACKAGE_NAME]),
+        ('share/' + PACKAGE_NAME, ['package.xml']),
+        share('launch', '*.launch.py'),
+        share('config', '*'),
+        share('urdf', '*.urdf'),
+    ],
+    install_requires=['setuptools', 'numpy', 'urdf-parser-py', 'PyYAML'],
+    extras_require={
+        'test': ['pytest', 'hypothesis', 'pin'],
+    },
+    zip_safe=True,
+    maintainer='ros_ik developers',
+    maintainer_email='dev@ros-ik.invalid',
+    description='Singularity-aware damped-least-squares IK node for URDF arms.',
+    license='Apache-2.0',
+    entry_points={
+        'console_scripts': [
+            'ros_ik_report = ros_ik.report:main',
+        ],
+    },
+)
