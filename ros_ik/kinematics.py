@@ -23,6 +23,12 @@ import numpy as np
 
 from ros_ik.chain import Chain
 
+# _LEVI_CIVITA[3 j + k, i] = eps_ijk, so (z x d) = vec(z d^T) @ _LEVI_CIVITA.
+_LEVI_CIVITA = np.zeros((9, 3))
+for _i, _j, _k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
+    _LEVI_CIVITA[3 * _j + _k, _i] = 1.0
+    _LEVI_CIVITA[3 * _k + _j, _i] = -1.0
+
 
 def _rotation_taking_z_to(axis: np.ndarray) -> np.ndarray:
     """Return a rotation ``C`` (3x3) with ``C e_z = axis`` for a unit ``axis``."""
@@ -57,16 +63,22 @@ class ChainKinematics:
         for j, joint in enumerate(chain.joints):
             A[j] = C_previous_inverse @ joint.T_prev_joint @ C[j]
             C_previous_inverse = C_inverse[j]
-        # G_local = A Rz(q) = A_constant + A_cos cos(q) + A_sin sin(q) (+ A_slide q).
-        self._A_cos = np.zeros((n, 4, 4))
-        self._A_cos[:, :, :2] = A[:, :, :2]
-        self._A_sin = np.zeros((n, 4, 4))
-        self._A_sin[:, :, 0] = A[:, :, 1]
-        self._A_sin[:, :, 1] = -A[:, :, 0]
-        self._A_constant = A.copy()
-        self._A_constant[:, :, :2] = 0.0
-        self._A_slide = np.zeros((n, 4, 4))
-        self._A_slide[:, :, 3] = A[:, :, 2]
+        # A Rz(q) = A_constant + [cos q, sin q] @ A_trig (per joint, flattened to 16),
+        # and A Tz(q) = A_constant + A_slide q (cos q = 1, sin q = 0 for prismatic joints).
+        A_cos = np.zeros((n, 4, 4))
+        A_cos[:, :, :2] = A[:, :, :2]
+        A_sin = np.zeros((n, 4, 4))
+        A_sin[:, :, 0] = A[:, :, 1]
+        A_sin[:, :, 1] = -A[:, :, 0]
+        self._A_trig = np.stack([A_cos.reshape(n, 16), A_sin.reshape(n, 16)], axis=1)
+        A_constant = A.copy()
+        A_constant[:, :, :2] = 0.0
+        self._A_constant = A_constant.reshape(n, 16)
+        A_slide = np.zeros((n, 4, 4))
+        A_slide[:, :, 3] = A[:, :, 2]
+        self._A_slide = A_slide.reshape(n, 16)
+        # sin(q + pi/2) = cos(q): one call gives both.
+        self._trig_phase = np.array([0.5 * np.pi, 0.0])
         self._C_inverse = C_inverse
         self._G_tip = C_previous_inverse @ chain.T_last_tip
         self._prismatic = chain.is_prismatic
@@ -79,13 +91,13 @@ class ChainKinematics:
     def _aligned_frames(self, q: np.ndarray) -> np.ndarray:
         """Return the aligned joint frames ``G_j`` (..., n, 4, 4) in the base frame."""
         q = np.asarray(q, dtype=float)
-        q_column = q[..., None, None]
-        q_rotation = q_column * self._rotating[:, None, None] if self._any_prismatic else q_column
-        G = self._A_cos * np.cos(q_rotation)
-        G += self._A_sin * np.sin(q_rotation)
+        q_rotation = q * self._rotating if self._any_prismatic else q
+        cos_sin = np.sin(q_rotation[..., None, None] + self._trig_phase)
+        G = (cos_sin @ self._A_trig)[..., 0, :]
         G += self._A_constant
         if self._any_prismatic:
-            G += self._A_slide * (q_column * self._prismatic[:, None, None])
+            G += self._A_slide * (q * self._prismatic)[..., None]
+        G = G.reshape(q.shape + (4, 4))
         for step in self._scan_steps:
             G[..., step:, :, :] = G[..., :-step, :, :] @ G[..., step:, :, :]
         return G
@@ -121,14 +133,11 @@ class ChainKinematics:
         T_base_tip = self._tip_from_aligned(G, np.shape(q))
         z = G[..., :3, 2]
         d = T_base_tip[..., None, :3, 3] - G[..., :3, 3]
-        J = np.empty(G.shape[:-3] + (6, self.n_joints))
-        z_x, z_y, z_z = z[..., 0], z[..., 1], z[..., 2]
-        d_x, d_y, d_z = d[..., 0], d[..., 1], d[..., 2]
-        J[..., 0, :] = z_y * d_z - z_z * d_y
-        J[..., 1, :] = z_z * d_x - z_x * d_z
-        J[..., 2, :] = z_x * d_y - z_y * d_x
-        J[..., 3:, :] = np.swapaxes(z, -1, -2)
+        # (z x d)_i = eps_ijk z_j d_k: the outer product z d^T contracted with Levi-Civita.
+        linear = (z[..., :, None] * d[..., None, :]).reshape(z.shape[:-1] + (9,)) @ _LEVI_CIVITA
+        J = np.swapaxes(np.concatenate([linear, z], axis=-1), -1, -2)
         if self._any_prismatic:
+            J = J.copy()
             J[..., :3, self._prismatic] = np.swapaxes(z[..., self._prismatic, :], -1, -2)
             J[..., 3:, self._prismatic] = 0.0
         return T_base_tip, J
