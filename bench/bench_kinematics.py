@@ -1,4 +1,5 @@
-"""Time FK + Jacobian of ros_ik against Pinocchio (C++) on the 6- and 7-DOF arms.
+"""
+Time FK + Jacobian of ros_ik against Pinocchio (C++) on the 6- and 7-DOF arms.
 
 Prints microseconds per call (fastest of the repeats) for one configuration, and for a batch of
 8 configurations (ros_ik's batched call against 8 Pinocchio calls), and the ratio.
@@ -50,16 +51,15 @@ def main() -> None:
             return pinocchio.updateFramePlacement(model, data, frame_id), J
 
         for batch in (1, BATCH):
+            q = Q[0] if batch == 1 else Q
+            ours = best_microseconds(lambda: kinematics.tip_pose_and_jacobian(q),
+                                     args.number, args.repeat)
             if batch == 1:
-                ours = best_microseconds(lambda: kinematics.tip_pose_and_jacobian(Q[0]),
-                                           args.number, args.repeat)
                 theirs = best_microseconds(lambda: pinocchio_call(Q[0]), args.number,
-                                             args.repeat)
+                                           args.repeat)
             else:
-                ours = best_microseconds(lambda: kinematics.tip_pose_and_jacobian(Q),
+                theirs = best_microseconds(lambda: [pinocchio_call(row) for row in Q],
                                            args.number, args.repeat)
-                theirs = best_microseconds(lambda: [pinocchio_call(q) for q in Q],
-                                             args.number, args.repeat)
             print(f'{name:<8}{chain.n_joints:>4}{batch:>6}{ours:>11.2f}{theirs:>14.2f}'
                   f'{ours / theirs:>8.2f}')
 
