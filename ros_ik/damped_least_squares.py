@@ -50,12 +50,14 @@ class DlsStep:
 
 
 def damped_step(J: np.ndarray, error: np.ndarray, schedule: DampingSchedule,
-                active: Optional[np.ndarray] = None) -> DlsStep:
+                active: Optional[np.ndarray] = None,
+                damping_scale: Optional[np.ndarray] = None) -> DlsStep:
     """
     Return the singularity-damped least-squares step for ``J dq = error``.
 
     ``J``: (..., m, n); ``error``: (..., m); ``active``: optional boolean (..., n) mask of the
-    joints that may move (held joints get ``dq = 0``). Uses the eigen-decomposition
+    joints that may move (held joints get ``dq = 0``); ``damping_scale``: optional factor
+    (...,) in [0, 1] applied to ``lam^2`` (the IK solver shrinks it with the error). Uses the eigen-decomposition
     ``J J^T = U diag(sigma^2) U^T`` (ascending), so ``dq = J^T U diag(g) U^T e`` with
     ``g = 1 / (sigma^2 + lam^2)``; directions with ``sigma^2`` structurally zero (below
     ``1e-12 sigma_max^2``: rows beyond the rank) get ``g = 0`` since ``J^T u = 0`` there.
@@ -75,6 +77,8 @@ def damped_step(J: np.ndarray, error: np.ndarray, schedule: DampingSchedule,
                                       axis=-1)[..., 0]
     sigma_min = np.sqrt(np.maximum(smallest, 0.0))
     damping_squared = schedule.damping_squared(sigma_min)
+    if damping_scale is not None:
+        damping_squared = damping_squared * damping_scale
     structural = sigma_squared <= STRUCTURAL_ZERO * sigma_squared[..., -1:]
     gain = 1.0 / (np.where(structural, np.inf, sigma_squared) + damping_squared[..., None])
     projected = (error[..., None, :] @ U)[..., 0, :] * gain

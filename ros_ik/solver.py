@@ -9,9 +9,13 @@ linear part first. Selected rows ``mask`` are weighted by ``w = (1, 1, 1, k, k, 
 One iteration, for every configuration in the batch at once:
 
 1. ``dq = J_w^T (J_w J_w^T + lam^2 I)^-1 W e`` (:mod:`ros_ik.damped_least_squares`), with
-   joints held that sit at a bound and push outward (re-solved without them);
+   joints held that sit at a bound and push outward (re-solved without them). The
+   singularity damping ``lam^2(sigma_min)`` is scaled by ``min(1, |W e| / e_ref)``
+   (Levenberg-Marquardt style), so a solution next to a singularity is still reached at
+   a Gauss-Newton rate while large errors near singularities stay damped;
 2. trust region: ``dq`` scaled so ``max |dq_j| <= radius`` (rad or m);
-3. scaled to the joint limits, keeping its direction (:mod:`ros_ik.joint_limits`);
+3. scaled to the joint limits, keeping its direction; full-turn joints wrap instead
+   (:mod:`ros_ik.joint_limits`);
 4. accepted if ``|W e|`` decreased (radius doubles, up to ``max_step``), else rejected
    (radius / 4). An attempt that stalls is restarted from a random configuration within
    the limits; after the first attempt ``batch_size`` attempts run side by side.
@@ -29,7 +33,7 @@ import numpy as np
 
 from ros_ik.chain import Chain
 from ros_ik.damped_least_squares import damped_step, DampingSchedule
-from ros_ik.joint_limits import apply_step, outward_at_bound, wrap_continuous
+from ros_ik.joint_limits import JointLimits
 from ros_ik.kinematics import ChainKinematics
 from ros_ik.transforms import pose_error, rotation_vector
 
@@ -47,6 +51,7 @@ class IkOptions:
     orientation_weight: float = 1.0
     mask: Tuple[bool, ...] = FULL_POSE
     damping: DampingSchedule = field(default_factory=DampingSchedule)
+    damping_error_scale: float = 0.01
     max_step: float = 1.0
     time_budget: float = 0.005
     max_iterations_per_attempt: int = 60
@@ -64,7 +69,7 @@ class IkOptions:
             raise ValueError(f'solution_choice must be one of {SOLUTION_CHOICES}, '
                              f'got "{self.solution_choice}"')
         for name in ('position_tolerance', 'orientation_tolerance', 'orientation_weight',
-                     'max_step', 'time_budget'):
+                     'max_step', 'time_budget', 'damping_error_scale'):
             if not getattr(self, name) > 0.0:
                 raise ValueError(f'{name} must be positive, got {getattr(self, name)}')
         if self.batch_size < 1 or self.max_iterations_per_attempt < 1:
@@ -117,6 +122,7 @@ class IkSolver:
         self.chain = chain
         self.kinematics = ChainKinematics(chain)
         self.options = options
+        self.limits = JointLimits.from_chain(chain)
         self._lower = chain.lower
         self._upper = chain.upper
         self._sample_lower = np.where(chain.is_continuous, -np.pi, self._lower)
@@ -227,14 +233,17 @@ class IkSolver:
     def _iterate(self, batch: _Batch, T_base_target: np.ndarray, rows: np.ndarray,
                  weights: np.ndarray, options: IkOptions) -> Tuple[float, float]:
         """Take one trust-region DLS step for every attempt in ``batch`` (in place)."""
-        step = damped_step(batch.J_task, batch.error, options.damping)
-        held = outward_at_bound(batch.q, step.dq, self._lower, self._upper)
+        damping_scale = np.minimum(1.0, np.sqrt(batch.cost) / options.damping_error_scale)
+        step = damped_step(batch.J_task, batch.error, options.damping,
+                           damping_scale=damping_scale)
+        held = self.limits.outward_at_bound(batch.q, step.dq)
         if held.any():
-            step = damped_step(batch.J_task, batch.error, options.damping, active=~held)
+            step = damped_step(batch.J_task, batch.error, options.damping, active=~held,
+                               damping_scale=damping_scale)
         dq = step.dq
         largest = np.abs(dq).max(axis=1)
         dq = dq * np.minimum(1.0, batch.radius / np.maximum(largest, 1e-300))[:, None]
-        q_trial = apply_step(batch.q, dq, self._lower, self._upper)
+        q_trial = self.limits.apply_step(batch.q, dq)
         trial_error, trial_J = self._task_error_and_jacobian(q_trial, T_base_target, rows,
                                                              weights)
         trial_cost = np.einsum('bi,bi->b', trial_error, trial_error)
@@ -273,12 +282,12 @@ class IkSolver:
         """Pick the reported configuration and explain a failure."""
         if solutions:
             candidates = np.array(solutions)
-            distance = np.abs(wrap_continuous(candidates - q_seed, self.chain.is_continuous))
+            distance = np.abs(self.limits.wrap_continuous(candidates - q_seed))
             q = candidates[int(np.argmin(distance.sum(axis=1)))]
         else:
             index = int(np.argmin(batch.cost))
             q = batch.q[index] if batch.cost[index] < best_cost else best_q
-        q = wrap_continuous(q, self.chain.is_continuous)
+        q = self.limits.wrap_continuous(q)
         position_error, orientation_error = self._pose_errors(q, T_base_target, options)
         reason = '' if solutions else self._failure_reason(
             q, T_base_target, position_error, orientation_error)
