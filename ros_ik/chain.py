@@ -98,7 +98,9 @@ class Chain:
 
     def middle_configuration(self) -> np.ndarray:
         """Return the middle of each joint range (0 for continuous joints), shape (n,)."""
-        return np.where(self.is_continuous, 0.0, 0.5 * (self.lower + self.upper))
+        bounded = ~self.is_continuous
+        return np.where(bounded, 0.5 * (np.where(bounded, self.lower, 0.0)
+                                        + np.where(bounded, self.upper, 0.0)), 0.0)
 
     def within_limits(self, q: np.ndarray, tolerance: float = 1e-9) -> bool:
         """Return whether ``q`` lies inside the position limits (continuous ones always do)."""

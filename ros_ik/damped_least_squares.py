@@ -57,10 +57,11 @@ def damped_step(J: np.ndarray, error: np.ndarray, schedule: DampingSchedule,
 
     ``J``: (..., m, n); ``error``: (..., m); ``active``: optional boolean (..., n) mask of the
     joints that may move (held joints get ``dq = 0``); ``damping_scale``: optional factor
-    (...,) in [0, 1] applied to ``lam^2`` (the IK solver shrinks it with the error). Uses the eigen-decomposition
-    ``J J^T = U diag(sigma^2) U^T`` (ascending), so ``dq = J^T U diag(g) U^T e`` with
-    ``g = 1 / (sigma^2 + lam^2)``; directions with ``sigma^2`` structurally zero (below
-    ``1e-12 sigma_max^2``: rows beyond the rank) get ``g = 0`` since ``J^T u = 0`` there.
+    (...,) in [0, 1] applied to ``lam^2`` (the IK solver shrinks it with the error).
+    Uses the eigen-decomposition ``J J^T = U diag(sigma^2) U^T`` (ascending), so
+    ``dq = J^T U diag(g) U^T e`` with ``g = 1 / (sigma^2 + lam^2)``; directions with
+    ``sigma^2`` structurally zero (below ``1e-12 sigma_max^2``: rows beyond the rank) get
+    ``g = 0`` since ``J^T u = 0`` there.
     """
     m, n = J.shape[-2], J.shape[-1]
     if active is not None:

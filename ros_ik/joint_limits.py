@@ -33,11 +33,16 @@ class JointLimits:
     is_continuous: np.ndarray
 
     @classmethod
-    def from_chain(cls, chain: Chain) -> 'JointLimits':
-        """Return the limits of ``chain``; bounded revolute joints of >= 2 pi range wrap."""
+    def from_chain(cls, chain: Chain, wrap_full_turns: bool) -> 'JointLimits':
+        """
+        Return the limits of ``chain``.
+
+        With ``wrap_full_turns`` (IK search) bounded revolute joints of >= 2 pi range wrap;
+        without it (commands to a real arm, where a 2 pi jump is a full spin) they stop.
+        """
         lower, upper = chain.lower, chain.upper
         wraps = (~chain.is_prismatic & ~chain.is_continuous
-                 & (upper - lower >= FULL_TURN - 1e-9))
+                 & (upper - lower >= FULL_TURN - 1e-9) & wrap_full_turns)
         return cls(lower=lower, upper=upper, wraps_in_range=wraps,
                    is_continuous=chain.is_continuous)
 

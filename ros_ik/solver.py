@@ -122,7 +122,7 @@ class IkSolver:
         self.chain = chain
         self.kinematics = ChainKinematics(chain)
         self.options = options
-        self.limits = JointLimits.from_chain(chain)
+        self.limits = JointLimits.from_chain(chain, wrap_full_turns=True)
         self._lower = chain.lower
         self._upper = chain.upper
         self._sample_lower = np.where(chain.is_continuous, -np.pi, self._lower)
@@ -237,10 +237,13 @@ class IkSolver:
         step = damped_step(batch.J_task, batch.error, options.damping,
                            damping_scale=damping_scale)
         held = self.limits.outward_at_bound(batch.q, step.dq)
-        if held.any():
-            step = damped_step(batch.J_task, batch.error, options.damping, active=~held,
-                               damping_scale=damping_scale)
         dq = step.dq
+        rows_holding = np.flatnonzero(held.any(axis=1))
+        if rows_holding.size:
+            resolved = damped_step(batch.J_task[rows_holding], batch.error[rows_holding],
+                                   options.damping, active=~held[rows_holding],
+                                   damping_scale=damping_scale[rows_holding])
+            dq[rows_holding] = resolved.dq
         largest = np.abs(dq).max(axis=1)
         dq = dq * np.minimum(1.0, batch.radius / np.maximum(largest, 1e-300))[:, None]
         q_trial = self.limits.apply_step(batch.q, dq)
@@ -261,12 +264,13 @@ class IkSolver:
 
     def _converged(self, batch: _Batch, rows: np.ndarray, options: IkOptions) -> np.ndarray:
         """Return which attempts meet both tolerances, from their weighted task errors."""
-        position = rows < 3
-        position_error = np.linalg.norm(batch.error[:, position], axis=1)
-        orientation_error = np.linalg.norm(batch.error[:, ~position], axis=1)
-        return ((position_error <= options.position_tolerance)
-                & (orientation_error <= options.orientation_tolerance
-                   * options.orientation_weight))
+        squared = batch.error * batch.error
+        n_position = int(np.count_nonzero(rows < 3))
+        position_squared = squared[:, :n_position].sum(axis=1)
+        orientation_squared = squared[:, n_position:].sum(axis=1)
+        orientation_limit = options.orientation_tolerance * options.orientation_weight
+        return ((position_squared <= options.position_tolerance ** 2)
+                & (orientation_squared <= orientation_limit ** 2))
 
     def _pose_errors(self, q: np.ndarray, T_base_target: np.ndarray,
                      options: IkOptions) -> Tuple[float, float]:
