@@ -35,6 +35,7 @@ setup(
     license='Apache-2.0',
     entry_points={
         'console_scripts': [
+            'ik_node = ros_ik.ik_node:main',
             'ros_ik_report = ros_ik.report:main',
         ],
     },

@@ -103,3 +103,18 @@ def _capped(vector: np.ndarray, limit: float) -> np.ndarray:
     """Return ``vector`` scaled down to norm ``limit`` if it is longer."""
     norm = float(np.linalg.norm(vector))
     return vector * (limit / norm) if norm > limit else vector
+
+
+def synchronized_step(q: np.ndarray, q_goal: np.ndarray, speed_limits: np.ndarray,
+                      dt: float) -> np.ndarray:
+    """
+    Return the joint velocity (n,) that moves ``q`` straight toward ``q_goal`` in ``dt``.
+
+    ``qdot = (q_goal - q) / dt`` scaled uniformly so every ``|qdot_j| <= speed_limits_j``:
+    all joints arrive together and the joint-space path is a straight line.
+    """
+    velocity = (np.asarray(q_goal, dtype=float) - q) / dt
+    with np.errstate(divide='ignore', invalid='ignore'):
+        ratios = np.where(np.abs(velocity) > speed_limits, speed_limits / np.abs(velocity),
+                          1.0)
+    return velocity * (float(ratios.min()) if ratios.size else 1.0)

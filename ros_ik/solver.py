@@ -300,15 +300,22 @@ class IkSolver:
                         orientation_error=orientation_error, sigma_min=sigma_min,
                         damping=damping, time=elapsed, reason=reason)
 
+    def out_of_reach_reason(self, T_base_target: np.ndarray, position_error: float) -> str:
+        """Return why the target's position is provably out of reach, or '' if it may not be."""
+        distance = float(np.linalg.norm(T_base_target[:3, 3] - self._reach_origin))
+        if distance <= self._reach:
+            return ''
+        return (f'target out of reach: {distance:.3f} m from the first joint, reach '
+                f'{self._reach:.3f} m; closest point {position_error:.3g} m away')
+
     def _failure_reason(self, q: np.ndarray, T_base_target: np.ndarray,
                         position_error: float, orientation_error: float) -> str:
         """Say why no solution was found, with the distance of the closest pose found."""
         closest = (f'closest pose {position_error:.3g} m and {orientation_error:.3g} rad '
                    'away')
-        distance = float(np.linalg.norm(T_base_target[:3, 3] - self._reach_origin))
-        if distance > self._reach:
-            return (f'target out of reach: {distance:.3f} m from the first joint, reach '
-                    f'{self._reach:.3f} m; closest point {position_error:.3g} m away')
+        reach_reason = self.out_of_reach_reason(T_base_target, position_error)
+        if reach_reason:
+            return reach_reason
         at_limit = (np.isclose(q, self._lower) | np.isclose(q, self._upper)) & np.isfinite(q)
         if at_limit.any():
             names = ', '.join(name for name, hit in zip(self.chain.joint_names, at_limit)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from ros_ik.damped_least_squares import DampingSchedule
 from ros_ik.kinematics import ChainKinematics
-from ros_ik.servo import ServoController, ServoOptions
+from ros_ik.servo import ServoController, ServoOptions, synchronized_step
 from ros_ik.transforms import pose_error
 from ros_ik.urdf_loader import load_urdf_string
 
@@ -88,3 +88,13 @@ def test_servo_through_planar_singularity_keeps_speeds_bounded():
     assert max(step.damping for step in history) > 0.0
     assert abs(history[-1].q_next[1]) < 0.1  # stretched toward the target
     assert 0.1 - 1e-9 <= history[-1].position_error < 0.16  # 0.1 m is the least possible
+
+
+def test_synchronized_step_keeps_direction_and_limits():
+    """Check the solve-mode motion: straight line, slowest joint at its limit."""
+    q = np.array([0.0, 1.0, -1.0])
+    goal = np.array([1.0, 0.5, -1.0])
+    limits = np.array([0.5, 2.0, 1.0])
+    velocity = synchronized_step(q, goal, limits, 0.1)
+    np.testing.assert_allclose(velocity, [0.5, -0.25, 0.0])
+    np.testing.assert_allclose(synchronized_step(q, q + 1e-3, limits, 0.1), [0.01] * 3)

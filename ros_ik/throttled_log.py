@@ -1,0 +1,30 @@
+"""Per-problem log throttling: each kind of problem is reported, each at most once a period."""
+
+import time
+from typing import Callable, Dict
+
+
+class KeyedThrottle:
+    """
+    Pass a message to ``log`` unless the same key was logged less than ``period`` s ago.
+
+    rclpy's ``throttle_duration_sec`` throttles per call site, so two different problems
+    reported from one line would hide each other; keys keep them apart.
+    """
+
+    def __init__(self, log: Callable[[str], object], period: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """Remember the log function, the period (s) and the clock."""
+        self._log = log
+        self._period = period
+        self._clock = clock
+        self._last: Dict[str, float] = {}
+
+    def __call__(self, key: str, message: str) -> bool:
+        """Log ``message`` if ``key`` is due; return whether it was logged."""
+        now = self._clock()
+        if now - self._last.get(key, -float('inf')) < self._period:
+            return False
+        self._last[key] = now
+        self._log(message)
+        return True

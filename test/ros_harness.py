@@ -1,0 +1,99 @@
+"""
+Helpers for integration tests: the node under test in its own process, a test-side peer.
+
+Every test runs in a DDS domain of its own (``ROS_DOMAIN_ID`` from the ``ros_domain_id``
+fixture) with discovery limited to localhost; processes are stopped (SIGINT, then SIGKILL)
+even when the test fails.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Callable, List, Optional
+
+import rclpy
+from rclpy.context import Context
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+
+
+def executable(name: str) -> str:
+    """Return the path of a console script installed beside this Python (make test does)."""
+    path = os.path.join(os.path.dirname(sys.executable), name)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f'{name} is not installed next to {sys.executable}; '
+                                'run `make test` (it installs the package)')
+    return path
+
+
+class NodeProcess:
+    """A ros_ik executable running in its own process group, output captured to a file."""
+
+    def __init__(self, name: str, parameters: dict, log_path: str,
+                 extra_arguments: Optional[List[str]] = None) -> None:
+        """Start ``name`` with ``-p key:=value`` for each parameter."""
+        arguments = [executable(name), '--ros-args']
+        for key, value in parameters.items():
+            arguments += ['-p', f'{key}:={value}']
+        arguments += extra_arguments or []
+        self.log_path = log_path
+        self._log = open(log_path, 'w', encoding='utf-8')
+        self.process = subprocess.Popen(arguments, stdout=self._log, stderr=subprocess.STDOUT,
+                                        env=dict(os.environ, PYTHONUNBUFFERED='1'),
+                                        start_new_session=True)
+
+    def output(self) -> str:
+        """Return everything the process printed so far."""
+        self._log.flush()
+        with open(self.log_path, encoding='utf-8') as log:
+            return log.read()
+
+    def wait(self, timeout: float) -> int:
+        """Wait for the process to exit by itself and return its exit code."""
+        return self.process.wait(timeout=timeout)
+
+    def stop(self) -> None:
+        """Stop the process: SIGINT, then SIGKILL of its group after 5 s."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=5.0)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=5.0)
+        self._log.close()
+
+
+class RosPeer:
+    """An rclpy node in the test process, in its own context (and the test's domain)."""
+
+    def __init__(self, name: str = 'test_peer') -> None:
+        """Create a fresh context, node and executor."""
+        self.context = Context()
+        rclpy.init(context=self.context)
+        self.node: Node = rclpy.create_node(name, context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+
+    def spin_for(self, seconds: float) -> None:
+        """Process callbacks for ``seconds``."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.executor.spin_once(timeout_sec=0.01)
+
+    def spin_until(self, condition: Callable[[], bool], timeout: float) -> bool:
+        """Process callbacks until ``condition()`` holds; return whether it did in time."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if condition():
+                return True
+            self.executor.spin_once(timeout_sec=0.01)
+        return condition()
+
+    def close(self) -> None:
+        """Destroy the node and shut the context down."""
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.shutdown(context=self.context)
