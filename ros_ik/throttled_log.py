@@ -8,7 +8,7 @@ class KeyedThrottle:
     """
     Pass a message to ``log`` unless the same key was logged less than ``period`` s ago.
 
-    rclpy's ``throttle_duration_sec`` throttles per call site, so two different problems
+    ROS loggers' ``throttle_duration_sec`` throttles per call site, so two different problems
     reported from one line would hide each other; keys keep them apart.
     """
 
