@@ -22,8 +22,6 @@ import tempfile
 import time
 from typing import List
 
-import numpy as np
-
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPOSITORY)
 sys.path.insert(0, os.path.join(REPOSITORY, 'test'))
@@ -31,6 +29,7 @@ os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
 os.environ['ROS_DOMAIN_ID'] = str(random.SystemRandom().randint(150, 200))
 
 from geometry_msgs.msg import PoseStamped  # noqa: E402
+import numpy as np  # noqa: E402
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from ros_harness import NodeProcess, RosPeer  # noqa: E402
 from ros_ik.bundled_arms import BUNDLED_ARMS, bundled_urdf_path  # noqa: E402
