@@ -37,6 +37,7 @@ setup(
         'console_scripts': [
             'ik_node = ros_ik.ik_node:main',
             'ros_ik_report = ros_ik.report:main',
+            'sim_arm = ros_ik.sim_arm:main',
         ],
     },
 )

@@ -24,12 +24,12 @@ from rclpy.qos import (DurabilityPolicy, qos_profile_sensor_data, QoSProfile,
 from ros_ik.arm_model import ArmModel
 from ros_ik.damped_least_squares import DampingSchedule
 from ros_ik.errors import UrdfError
-from ros_ik.manipulability import manipulability, task_jacobian
+from ros_ik.manipulability import manipulability, task_jacobian, velocity_ellipsoid
 from ros_ik.node_parameters import (declare_parameters, parameter_values,
                                     validation_errors)
-from ros_ik.ros_messages import (diagnostics, format_value, joint_state_command,
-                                 joint_trajectory_command, pose_components,
-                                 position_array_command)
+from ros_ik.ros_messages import (diagnostics, format_value, ik_markers,
+                                 joint_state_command, joint_trajectory_command,
+                                 pose_components, position_array_command)
 from ros_ik.servo import ServoOptions, synchronized_step
 from ros_ik.target_input import check_pose, frame_pose, known_frames, TargetCheck
 from ros_ik.throttled_log import KeyedThrottle
@@ -37,6 +37,7 @@ from ros_ik.transforms import pose_error
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory
+from visualization_msgs.msg import MarkerArray
 
 THROTTLE = 2.0
 # Commands keep the latest target and joints: a flood of inputs never builds a backlog.
@@ -114,6 +115,9 @@ class IkNode(Node):
                                                 self._on_control_timer)
         self._diagnostics_timer = self.create_timer(self._settings['diagnostics_period'],
                                                     self._publish_diagnostics)
+        self._marker_publisher = self.create_publisher(MarkerArray, '~/markers', COMMAND_QOS)
+        self._marker_timer = self.create_timer(self._settings['marker_period'],
+                                               self._publish_markers)
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
 
@@ -232,6 +236,10 @@ class IkNode(Node):
                 self.destroy_timer(self._diagnostics_timer)
                 self._diagnostics_timer = self.create_timer(parameter.value,
                                                             self._publish_diagnostics)
+            elif parameter.name == 'marker_period':
+                self._marker_timer.cancel()
+                self.destroy_timer(self._marker_timer)
+                self._marker_timer = self.create_timer(parameter.value, self._publish_markers)
 
     # --------------------------------------------------------------- control
     def _now(self) -> float:
@@ -396,6 +404,23 @@ class IkNode(Node):
         else:
             message = position_array_command(q_command)
         self._command_publisher.publish(message)
+
+    def _publish_markers(self) -> None:
+        """Publish the target and the manipulability ellipsoid at the measured tip."""
+        model = self._model
+        q = model.joints.positions() if model is not None else None
+        if q is None:
+            return
+        T_base_tip, J = model.kinematics.tip_pose_and_jacobian(q)
+        semi_axes, R_base_ellipsoid = velocity_ellipsoid(J)
+        sigma_min = manipulability(task_jacobian(J, model.task_rows)).sigma_min
+        target = self._target
+        T_base_target = target.T_base_target if target is not None else None
+        self._marker_publisher.publish(ik_markers(
+            model.chain.base_link, self.get_clock().now().to_msg(), T_base_target,
+            target is not None and target.position_only, T_base_tip, semi_axes,
+            R_base_ellipsoid, self._settings['ellipsoid_scale'],
+            sigma_min < self._settings['singularity_warning']))
 
     def _publish_diagnostics(self) -> None:
         """Publish the last cycle's status as ``<node name>: ik``."""

@@ -78,6 +78,10 @@ PARAMETERS: Tuple[ParameterSpec, ...] = (
                   'singular value [m/rad]', (0.0, 10.0)),
     ParameterSpec('diagnostics_period', 0.5, 'period of /diagnostics messages [s]',
                   (0.01, 60.0)),
+    ParameterSpec('marker_period', 0.1, 'period of ~/markers (target and manipulability '
+                  'ellipsoid) [s]', (0.01, 60.0)),
+    ParameterSpec('ellipsoid_scale', 0.2, 'drawn ellipsoid semi-axis per unit singular '
+                  'value [m per m/s]', (0.001, 10.0)),
 )
 SPECS: Dict[str, ParameterSpec] = {spec.name: spec for spec in PARAMETERS}
 

@@ -13,8 +13,10 @@ from geometry_msgs.msg import Pose
 import numpy as np
 from ros_ik.transforms import matrix_to_quaternion
 from sensor_msgs.msg import JointState
+from std_msgs.msg import ColorRGBA
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from visualization_msgs.msg import Marker, MarkerArray
 
 DIAGNOSTIC_LEVELS = {'OK': DiagnosticStatus.OK, 'WARN': DiagnosticStatus.WARN,
                      'ERROR': DiagnosticStatus.ERROR}
@@ -87,3 +89,40 @@ def diagnostics(stamp: Time, name: str, hardware_id: str, level: str, message: s
 def format_value(value: Optional[float]) -> str:
     """Format a diagnostic number (``-`` when unknown)."""
     return '-' if value is None else f'{value:.6g}'
+
+
+def ik_markers(frame_id: str, stamp: Time, T_base_target: Optional[np.ndarray],
+               position_only: bool, T_base_tip: np.ndarray, semi_axes: np.ndarray,
+               R_base_ellipsoid: np.ndarray, ellipsoid_scale: float,
+               near_singularity: bool) -> MarkerArray:
+    """
+    Return the target and the manipulability ellipsoid as RViz markers (namespace ros_ik).
+
+    The ellipsoid ``{J_v dq : |dq| <= 1}`` is drawn at the tip with semi-axes ``sigma_i``
+    times ``ellipsoid_scale`` (m per m/s) along the left singular vectors of ``J_v``; it
+    flattens toward a disc or a needle as a singularity approaches (red when near one).
+    A pose target is an arrow along its x axis, a point target a sphere.
+    """
+    markers = []
+    if T_base_target is not None:
+        target = Marker(ns='ros_ik', id=0, action=Marker.ADD)
+        target.type = Marker.SPHERE if position_only else Marker.ARROW
+        target.pose = pose_message(T_base_target)
+        target.scale.x, target.scale.y, target.scale.z = ((0.04, 0.04, 0.04) if position_only
+                                                          else (0.12, 0.015, 0.015))
+        target.color = ColorRGBA(r=0.1, g=0.4, b=1.0, a=0.9)
+        markers.append(target)
+    ellipsoid = Marker(ns='ros_ik', id=1, action=Marker.ADD, type=Marker.SPHERE)
+    T_base_ellipsoid = np.eye(4)
+    T_base_ellipsoid[:3, :3] = R_base_ellipsoid
+    T_base_ellipsoid[:3, 3] = T_base_tip[:3, 3]
+    ellipsoid.pose = pose_message(T_base_ellipsoid)
+    diameters = np.maximum(2.0 * semi_axes * ellipsoid_scale, 1e-3)
+    ellipsoid.scale.x, ellipsoid.scale.y, ellipsoid.scale.z = (float(v) for v in diameters)
+    ellipsoid.color = (ColorRGBA(r=1.0, g=0.2, b=0.1, a=0.5) if near_singularity
+                       else ColorRGBA(r=0.2, g=0.9, b=0.3, a=0.4))
+    markers.append(ellipsoid)
+    for marker in markers:
+        marker.header.frame_id = frame_id
+        marker.header.stamp = stamp
+    return MarkerArray(markers=markers)
