@@ -1,0 +1,100 @@
+"""
+Launch the demo: simulated arm + IK node + robot_state_publisher + RViz.
+
+Takes every argument of ``ik.launch.py`` (arm, urdf_file, base_link, tip_link, mode,
+command_type, params_file, namespace, target_topic, point_topic, command_topic) plus
+``use_sim`` (the kinematic simulated arm; ``false`` to drive a real arm's controllers),
+``use_rsp`` (robot_state_publisher for TF), ``use_rviz`` and ``rviz_config``. By default
+RViz's 2D Goal Pose (``/goal_pose``) and Publish Point (``/clicked_point``) drive the arm.
+"""
+
+import importlib.util
+import os
+import tempfile
+
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, OpaqueFunction
+from launch.conditions import IfCondition
+from launch.launch_description_sources import PythonLaunchDescriptionSource
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+from launch_ros.parameter_descriptions import ParameterValue
+from ros_ik.launch_support import resolve_arm
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SHARE = os.path.dirname(HERE)
+IK_LAUNCH = os.path.join(HERE, 'ik.launch.py')
+SIM_INPUTS = {'joint_state': 'joint_commands', 'joint_trajectory': 'joint_trajectory',
+              'float64_multi_array': 'commands'}
+
+
+def ik_arguments():
+    """Return ik.launch.py's argument table (name, default, description)."""
+    spec = importlib.util.spec_from_file_location('ik_launch', IK_LAUNCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.ARGUMENTS
+
+
+DEMO_ARGUMENTS = (
+    ('use_sim', 'true', 'start the kinematic simulated arm (false: a real arm takes the '
+                        'commands through command_topic)'),
+    ('use_rsp', 'true', 'start robot_state_publisher (TF for RViz)'),
+    ('use_rviz', 'true', 'start RViz'),
+    ('rviz_config', os.path.join(SHARE, 'config', 'demo.rviz'), 'RViz configuration'),
+    ('target_topic', '/goal_pose', 'remap ~/target_pose (RViz 2D Goal Pose)'),
+    ('point_topic', '/clicked_point', 'remap ~/target_point (RViz Publish Point)'),
+)
+
+
+def rviz_config_for(path: str, fixed_frame: str) -> str:
+    """Return a copy of the RViz config whose fixed frame is the chain's base link."""
+    with open(path, encoding='utf-8') as config:
+        text = config.read().replace('Fixed Frame: base_link', f'Fixed Frame: {fixed_frame}')
+    handle, copy = tempfile.mkstemp(prefix='ros_ik_', suffix='.rviz')
+    with os.fdopen(handle, 'w', encoding='utf-8') as config:
+        config.write(text)
+    return copy
+
+
+def companions(context):
+    """Return the simulated arm, robot_state_publisher and RViz for the chosen arm."""
+    value = context.perform_substitution
+    setup = resolve_arm(SHARE, value(LaunchConfiguration('arm')),
+                        value(LaunchConfiguration('urdf_file')),
+                        value(LaunchConfiguration('base_link')),
+                        value(LaunchConfiguration('tip_link')))
+    namespace = value(LaunchConfiguration('namespace'))
+    sim_input = SIM_INPUTS[value(LaunchConfiguration('command_type'))]
+    description = ParameterValue(setup.urdf_text, value_type=str)
+    initial = [float(v) for v in setup.home] or [0.0]
+    return [
+        Node(package='ros_ik', executable='sim_arm', name='sim_arm', namespace=namespace,
+             output='screen', condition=IfCondition(LaunchConfiguration('use_sim')),
+             remappings=[(sim_input, f'ros_ik/{sim_input}')],
+             parameters=[{'robot_description': description, 'base_link': setup.base_link,
+                          'tip_link': setup.tip_link, 'initial_positions': initial}]),
+        Node(package='robot_state_publisher', executable='robot_state_publisher',
+             namespace=namespace, output='screen',
+             condition=IfCondition(LaunchConfiguration('use_rsp')),
+             parameters=[{'robot_description': description}]),
+        Node(package='rviz2', executable='rviz2', namespace=namespace, output='screen',
+             arguments=['-d', rviz_config_for(value(LaunchConfiguration('rviz_config')),
+                                              setup.base_link)],
+             condition=IfCondition(LaunchConfiguration('use_rviz'))),
+    ]
+
+
+def generate_launch_description() -> LaunchDescription:
+    """Return the launch description (the IK node comes from ik.launch.py itself)."""
+    demo_names = {name for name, _, _ in DEMO_ARGUMENTS}
+    arguments = [DeclareLaunchArgument(name, default_value=default, description=description)
+                 for name, default, description in DEMO_ARGUMENTS]
+    arguments += [DeclareLaunchArgument(name, default_value=default, description=description)
+                  for name, default, description in ik_arguments() if name not in demo_names]
+    forwarded = {name: LaunchConfiguration(name) for name, _, _ in ik_arguments()}
+    return LaunchDescription(arguments + [
+        IncludeLaunchDescription(PythonLaunchDescriptionSource(IK_LAUNCH),
+                                 launch_arguments=forwarded.items()),
+        OpaqueFunction(function=companions),
+    ])

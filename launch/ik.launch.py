@@ -1,0 +1,85 @@
+"""
+Launch the ros_ik IK node alone.
+
+Arguments (``ros2 launch ros_ik ik.launch.py --show-args``): ``arm`` (ur5, panda,
+planar_2link), ``urdf_file`` with ``base_link``/``tip_link`` for your own robot, ``mode``,
+``command_type``, ``params_file``, ``namespace``, ``target_topic`` (e.g. ``/goal_pose`` for
+RViz's 2D Goal Pose), ``point_topic`` (e.g. ``/clicked_point``) and ``command_topic``
+(e.g. ``/joint_trajectory_controller/joint_trajectory`` for a real arm). The node exiting
+with an error (bad URDF, unknown link) ends the launch with a non-zero exit code.
+"""
+
+import os
+
+from launch import LaunchDescription
+from launch.actions import (DeclareLaunchArgument, OpaqueFunction, RegisterEventHandler,
+                            Shutdown)
+from launch.event_handlers import OnProcessExit
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+from launch_ros.parameter_descriptions import ParameterValue
+from ros_ik.bundled_arms import DEFAULT_ARM
+from ros_ik.launch_support import resolve_arm
+
+SHARE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+COMMAND_TOPICS = {'joint_state': '~/joint_commands', 'joint_trajectory': '~/joint_trajectory',
+                  'float64_multi_array': '~/commands'}
+ARGUMENTS = (
+    ('arm', DEFAULT_ARM, 'bundled arm: ur5, panda or planar_2link'),
+    ('urdf_file', '', 'URDF file of your robot (instead of a bundled arm; needs base_link '
+                      'and tip_link)'),
+    ('base_link', '', 'chain base link (default: that of the bundled arm)'),
+    ('tip_link', '', 'chain tip link (default: that of the bundled arm)'),
+    ('mode', 'servo', 'servo (stream damped steps) or solve (full IK per target)'),
+    ('command_type', 'joint_state', 'joint_state, joint_trajectory or float64_multi_array'),
+    ('params_file', os.path.join(SHARE, 'config', 'ik.yaml'), 'ik_node parameters file'),
+    ('namespace', '', 'namespace of the node and its topics'),
+    ('target_topic', '', 'remap ~/target_pose to this topic (e.g. /goal_pose); empty: none'),
+    ('point_topic', '', 'remap ~/target_point to this topic (e.g. /clicked_point)'),
+    ('command_topic', '', 'remap the command output to this topic (e.g. '
+                          '/joint_trajectory_controller/joint_trajectory); empty: none'),
+)
+
+
+def declare_arguments():
+    """Return a DeclareLaunchArgument, with its description, for each argument."""
+    return [DeclareLaunchArgument(name, default_value=default, description=description)
+            for name, default, description in ARGUMENTS]
+
+
+def ik_node(context, **node_options) -> Node:
+    """Return the ik_node action for the resolved arguments of ``context``."""
+    value = context.perform_substitution
+    argument = {name: value(LaunchConfiguration(name)) for name, _, _ in ARGUMENTS}
+    setup = resolve_arm(SHARE, argument['arm'], argument['urdf_file'],
+                        argument['base_link'], argument['tip_link'])
+    remappings = [(source, target) for source, target in (
+        ('~/target_pose', argument['target_topic']),
+        ('~/target_point', argument['point_topic']),
+        (COMMAND_TOPICS[argument['command_type']], argument['command_topic'])) if target]
+    return Node(package='ros_ik', executable='ik_node', name='ros_ik',
+                namespace=argument['namespace'], output='screen', remappings=remappings,
+                parameters=[argument['params_file'], {
+                    'robot_description': ParameterValue(setup.urdf_text, value_type=str),
+                    'base_link': setup.base_link, 'tip_link': setup.tip_link,
+                    'task_axes': setup.task_axes, 'mode': argument['mode'],
+                    'command_type': argument['command_type']}], **node_options)
+
+
+def shut_down_after(event, context):
+    """End the launch when ik_node exits; raise (non-zero launch exit) on an error code."""
+    if event.returncode not in (0, -2):  # -2: stopped by SIGINT
+        raise RuntimeError(f'ik_node exited with code {event.returncode}; see its log above')
+    return [Shutdown(reason='ik_node exited')]
+
+
+def launch_setup(context):
+    """Create the node and the handler that ends the launch when it exits."""
+    node = ik_node(context)
+    return [node, RegisterEventHandler(OnProcessExit(target_action=node,
+                                                     on_exit=shut_down_after))]
+
+
+def generate_launch_description() -> LaunchDescription:
+    """Return the launch description."""
+    return LaunchDescription(declare_arguments() + [OpaqueFunction(function=launch_setup)])
