@@ -24,17 +24,16 @@ from typing import List
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPOSITORY)
-sys.path.insert(0, os.path.join(REPOSITORY, 'test'))
 os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
 os.environ['ROS_DOMAIN_ID'] = str(random.SystemRandom().randint(150, 200))
 
 from geometry_msgs.msg import PoseStamped  # noqa: E402
 import numpy as np  # noqa: E402
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
-from ros_harness import NodeProcess, RosPeer  # noqa: E402
 from ros_ik.bundled_arms import BUNDLED_ARMS, bundled_urdf_path  # noqa: E402
 from ros_ik.kinematics import ChainKinematics  # noqa: E402
 from ros_ik.ros_messages import pose_message  # noqa: E402
+from ros_ik.ros_processes import NodeProcess, RosPeer  # noqa: E402
 from ros_ik.urdf_loader import load_urdf_file  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 

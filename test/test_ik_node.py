@@ -18,10 +18,10 @@ from rcl_interfaces.msg import Parameter as ParameterMessage
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from ros_harness import NodeProcess, RosPeer
 from ros_ik.bundled_arms import bundled_urdf_path
 from ros_ik.kinematics import ChainKinematics
 from ros_ik.ros_messages import pose_message
+from ros_ik.ros_processes import NodeProcess, RosPeer
 from ros_ik.transforms import pose_error
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, Float64MultiArray, String

@@ -5,10 +5,10 @@ from geometry_msgs.msg import PoseStamped
 import numpy as np
 import pytest
 from rclpy.qos import QoSProfile, ReliabilityPolicy
-from ros_harness import NodeProcess, RosPeer
 from ros_ik.bundled_arms import BUNDLED_ARMS, bundled_urdf_path
 from ros_ik.kinematics import ChainKinematics
 from ros_ik.ros_messages import pose_message
+from ros_ik.ros_processes import NodeProcess, RosPeer
 from ros_ik.transforms import pose_error
 from sensor_msgs.msg import JointState
 from visualization_msgs.msg import Marker, MarkerArray

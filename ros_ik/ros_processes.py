@@ -1,12 +1,12 @@
 """
-Helpers for integration tests: the node under test in its own process, a test-side peer.
+ros_ik executables as child processes, and an rclpy peer node, for the demo and tests.
 
-Every test runs in a DDS domain of its own (``ROS_DOMAIN_ID`` from the ``ros_domain_id``
-fixture) with discovery limited to localhost; processes are stopped (SIGINT, then SIGKILL)
-even when the test fails.
+The children inherit the environment (``ROS_DOMAIN_ID``, ``ROS_AUTOMATIC_DISCOVERY_RANGE``)
+and are stopped with SIGINT, then SIGKILL of their process group.
 """
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,12 +20,15 @@ from rclpy.node import Node
 
 
 def executable(name: str) -> str:
-    """Return the path of a console script installed beside this Python (make test does)."""
+    """Return the path of a ros_ik console script: beside this Python, else on PATH."""
     path = os.path.join(os.path.dirname(sys.executable), name)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f'{name} is not installed next to {sys.executable}; '
-                                'run `make test` (it installs the package)')
-    return path
+    if os.path.exists(path):
+        return path
+    found = shutil.which(name)
+    if found is None:
+        raise FileNotFoundError(f'{name} is not installed next to {sys.executable} or on '
+                                'PATH; `make test` / `make demo` install the package')
+    return found
 
 
 class NodeProcess:
