@@ -1,5 +1,6 @@
 # Two entry points for a machine without a ROS install (see README):
 #   make demo   set up .venv, then run the closed-loop demo on the bundled arm
+#               (make demo ARGS="--arm panda --long" for options)
 #   make test   set up .venv, then run the whole test suite
 PYTHON ?= python3
 VENV := .venv
@@ -10,7 +11,7 @@ ARGS ?=
 # Keep DDS discovery on this machine unless the user chose otherwise.
 export ROS_AUTOMATIC_DISCOVERY_RANGE ?= LOCALHOST
 
-.PHONY: test demo bench lint install
+.PHONY: test demo report bench lint install
 
 $(STAMP): requirements.txt requirements-test.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,6 +26,9 @@ test: install
 	$(BIN)/python -m pytest test
 
 demo: install
+	$(BIN)/ros_ik_demo --headless $(ARGS)
+
+report: install
 	$(BIN)/ros_ik_report $(ARGS)
 
 bench: install

@@ -36,6 +36,7 @@ setup(
     entry_points={
         'console_scripts': [
             'ik_node = ros_ik.ik_node:main',
+            'ros_ik_demo = ros_ik.demo:main',
             'ros_ik_report = ros_ik.report:main',
             'sim_arm = ros_ik.sim_arm:main',
         ],

@@ -127,7 +127,7 @@ class IkSolver:
         self._upper = chain.upper
         self._sample_lower = np.where(chain.is_continuous, -np.pi, self._lower)
         self._sample_upper = np.where(chain.is_continuous, np.pi, self._upper)
-        self._reach_origin, self._reach = self._reach_bound()
+        self.reach_origin, self.reach = self._reach_bound()
 
     def _reach_bound(self) -> Tuple[np.ndarray, float]:
         """
@@ -302,11 +302,11 @@ class IkSolver:
 
     def out_of_reach_reason(self, T_base_target: np.ndarray, position_error: float) -> str:
         """Return why the target's position is provably out of reach, or '' if it may not be."""
-        distance = float(np.linalg.norm(T_base_target[:3, 3] - self._reach_origin))
-        if distance <= self._reach:
+        distance = float(np.linalg.norm(T_base_target[:3, 3] - self.reach_origin))
+        if distance <= self.reach:
             return ''
         return (f'target out of reach: {distance:.3f} m from the first joint, reach '
-                f'{self._reach:.3f} m; closest point {position_error:.3g} m away')
+                f'{self.reach:.3f} m; closest point {position_error:.3g} m away')
 
     def _failure_reason(self, q: np.ndarray, T_base_target: np.ndarray,
                         position_error: float, orientation_error: float) -> str:
