@@ -39,6 +39,7 @@ setup(
             'ros_ik_demo = ros_ik.demo:main',
             'ros_ik_report = ros_ik.report:main',
             'sim_arm = ros_ik.sim_arm:main',
+            'target_marker = ros_ik.target_marker:main',
         ],
     },
 )

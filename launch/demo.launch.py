@@ -4,8 +4,9 @@ Launch the demo: simulated arm + IK node + robot_state_publisher + RViz.
 Takes every argument of ``ik.launch.py`` (arm, urdf_file, base_link, tip_link, mode,
 command_type, params_file, namespace, target_topic, point_topic, command_topic) plus
 ``use_sim`` (the kinematic simulated arm; ``false`` to drive a real arm's controllers),
-``use_rsp`` (robot_state_publisher for TF), ``use_rviz`` and ``rviz_config``. By default
-RViz's 2D Goal Pose (``/goal_pose``) and Publish Point (``/clicked_point``) drive the arm.
+``use_rsp`` (robot_state_publisher for TF), ``use_rviz``, ``rviz_config`` and
+``use_marker`` (the 6-DOF drag target). By default the drag target, RViz's 2D Goal Pose
+(``/goal_pose``) and Publish Point (``/clicked_point``) all drive the arm.
 """
 
 import importlib.util
@@ -41,8 +42,9 @@ DEMO_ARGUMENTS = (
                         'commands through command_topic)'),
     ('use_rsp', 'true', 'start robot_state_publisher (TF for RViz)'),
     ('use_rviz', 'true', 'start RViz'),
+    ('use_marker', 'true', 'start the 6-DOF drag target (interactive marker) for RViz'),
     ('rviz_config', os.path.join(SHARE, 'config', 'demo.rviz'), 'RViz configuration'),
-    ('target_topic', '/goal_pose', 'remap ~/target_pose (RViz 2D Goal Pose)'),
+    ('goal_topic', '/goal_pose', 'remap ~/planar_goal (RViz 2D Goal Pose)'),
     ('point_topic', '/clicked_point', 'remap ~/target_point (RViz Publish Point)'),
 )
 
@@ -58,7 +60,7 @@ def rviz_config_for(path: str, fixed_frame: str) -> str:
 
 
 def companions(context):
-    """Return the simulated arm, robot_state_publisher and RViz for the chosen arm."""
+    """Return the simulated arm, drag target, robot_state_publisher and RViz for the arm."""
     value = context.perform_substitution
     setup = resolve_arm(SHARE, value(LaunchConfiguration('arm')),
                         value(LaunchConfiguration('urdf_file')),
@@ -74,6 +76,12 @@ def companions(context):
              remappings=[(sim_input, f'ros_ik/{sim_input}')],
              parameters=[{'robot_description': description, 'base_link': setup.base_link,
                           'tip_link': setup.tip_link, 'initial_positions': initial}]),
+        Node(package='ros_ik', executable='target_marker', name='ik_target_marker',
+             namespace=namespace, output='screen',
+             condition=IfCondition(LaunchConfiguration('use_marker')),
+             remappings=[('target_pose', 'ros_ik/target_pose')],
+             parameters=[{'robot_description': description, 'base_link': setup.base_link,
+                          'tip_link': setup.tip_link}]),
         Node(package='robot_state_publisher', executable='robot_state_publisher',
              namespace=namespace, output='screen',
              condition=IfCondition(LaunchConfiguration('use_rsp')),

@@ -3,8 +3,9 @@ Launch the ros_ik IK node alone.
 
 Arguments (``ros2 launch ros_ik ik.launch.py --show-args``): ``arm`` (ur5, panda,
 planar_2link), ``urdf_file`` with ``base_link``/``tip_link`` for your own robot, ``mode``,
-``command_type``, ``params_file``, ``namespace``, ``target_topic`` (e.g. ``/goal_pose`` for
-RViz's 2D Goal Pose), ``point_topic`` (e.g. ``/clicked_point``) and ``command_topic``
+``command_type``, ``params_file``, ``namespace``, ``target_topic`` (6-D targets),
+``goal_topic`` (e.g. ``/goal_pose`` for RViz's 2D Goal Pose), ``point_topic`` (e.g.
+``/clicked_point``) and ``command_topic``
 (e.g. ``/joint_trajectory_controller/joint_trajectory`` for a real arm). The node exiting
 with an error (bad URDF, unknown link) ends the launch with a non-zero exit code.
 """
@@ -34,7 +35,9 @@ ARGUMENTS = (
     ('command_type', 'joint_state', 'joint_state, joint_trajectory or float64_multi_array'),
     ('params_file', os.path.join(SHARE, 'config', 'ik.yaml'), 'ik_node parameters file'),
     ('namespace', '', 'namespace of the node and its topics'),
-    ('target_topic', '', 'remap ~/target_pose to this topic (e.g. /goal_pose); empty: none'),
+    ('target_topic', '', 'remap ~/target_pose (full 6-D targets) to this topic; empty: none'),
+    ('goal_topic', '', 'remap ~/planar_goal to this topic (e.g. /goal_pose, RViz 2D Goal '
+                       'Pose; read per planar_goal_mode)'),
     ('point_topic', '', 'remap ~/target_point to this topic (e.g. /clicked_point)'),
     ('command_topic', '', 'remap the command output to this topic (e.g. '
                           '/joint_trajectory_controller/joint_trajectory); empty: none'),
@@ -55,6 +58,7 @@ def ik_node(context, **node_options) -> Node:
                         argument['base_link'], argument['tip_link'])
     remappings = [(source, target) for source, target in (
         ('~/target_pose', argument['target_topic']),
+        ('~/planar_goal', argument['goal_topic']),
         ('~/target_point', argument['point_topic']),
         (COMMAND_TOPICS[argument['command_type']], argument['command_topic'])) if target]
     return Node(package='ros_ik', executable='ik_node', name='ros_ik',

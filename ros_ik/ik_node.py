@@ -24,6 +24,7 @@ from rclpy.qos import (DurabilityPolicy, qos_profile_sensor_data, QoSProfile,
 from ros_ik.arm_model import ArmModel
 from ros_ik.damped_least_squares import DampingSchedule
 from ros_ik.errors import UrdfError
+from ros_ik.goal_modes import planar_goal_target, point_target
 from ros_ik.manipulability import manipulability, task_jacobian, velocity_ellipsoid
 from ros_ik.node_parameters import (declare_parameters, parameter_values,
                                     validation_errors)
@@ -58,10 +59,11 @@ class ConfigurationError(ValueError):
 
 @dataclass
 class Target:
-    """The latest target: its frame, pose in that frame, and whether it is position-only."""
+    """The latest target: its frame, pose in that frame, kind and whether position-only."""
 
     frame_id: str
     T_frame_target: np.ndarray
+    kind: str  # 'pose', 'planar' (2D goal) or 'point'
     position_only: bool
     sequence: int
     T_base_target: Optional[np.ndarray] = None
@@ -108,6 +110,8 @@ class IkNode(Node):
         self.create_subscription(PoseStamped, '~/target_pose', self._on_target_pose,
                                  TARGET_QOS)
         self.create_subscription(PointStamped, '~/target_point', self._on_target_point,
+                                 TARGET_QOS)
+        self.create_subscription(PoseStamped, '~/planar_goal', self._on_planar_goal,
                                  TARGET_QOS)
         self.create_subscription(JointState, 'joint_states', self._on_joint_state,
                                  qos_profile_sensor_data)
@@ -190,15 +194,21 @@ class IkNode(Node):
     def _on_target_pose(self, message: PoseStamped) -> None:
         """Validate and keep a full-pose target."""
         position, quaternion = pose_components(message.pose)
-        self._accept_target(check_pose(position, quaternion), message.header.frame_id, False)
+        self._accept_target(check_pose(position, quaternion), message.header.frame_id, 'pose')
+
+    def _on_planar_goal(self, message: PoseStamped) -> None:
+        """Validate and keep a planar goal (RViz 2D Goal Pose), read per planar_goal_mode."""
+        position, quaternion = pose_components(message.pose)
+        self._accept_target(check_pose(position, quaternion), message.header.frame_id,
+                            'planar')
 
     def _on_target_point(self, message: PointStamped) -> None:
-        """Validate and keep a position-only target."""
+        """Validate and keep a point target (orientation free or held, per parameter)."""
         point = message.point
         self._accept_target(check_pose((point.x, point.y, point.z), None),
-                            message.header.frame_id, True)
+                            message.header.frame_id, 'point')
 
-    def _accept_target(self, check: TargetCheck, frame_id: str, position_only: bool) -> None:
+    def _accept_target(self, check: TargetCheck, frame_id: str, kind: str) -> None:
         """Store a validated target (the newest one preempts the previous)."""
         if check.error:
             self._warn('target:' + check.problem, f'target ignored: {check.error}')
@@ -213,7 +223,8 @@ class IkNode(Node):
                        f'{known_frames(self._model.kinematics)} (or empty for the base)')
             return
         self._target_sequence += 1
-        self._target = Target(frame_id, check.T_frame_target, position_only,
+        position_only = kind == 'point' and self._settings['point_orientation'] == 'free'
+        self._target = Target(frame_id, check.T_frame_target, kind, position_only,
                               self._target_sequence)
 
     # ------------------------------------------------------------ parameters
@@ -320,10 +331,22 @@ class IkNode(Node):
         return q_measured
 
     def _resolve_target(self, target: Target, q: np.ndarray) -> Target:
-        """Express the target in the base frame once, with FK at the current joints."""
+        """
+        Express the target in the base frame once, with FK at the current joints.
+
+        A planar goal becomes a target per ``planar_goal_mode``; a point keeps the current
+        tool orientation (used only when ``point_orientation`` is ``hold``).
+        """
         if target.T_base_target is None:
-            T_base_frame = frame_pose(self._model.kinematics, q, target.frame_id)
-            target.T_base_target = T_base_frame @ target.T_frame_target
+            kinematics = self._model.kinematics
+            T_base_target = frame_pose(kinematics, q, target.frame_id) @ target.T_frame_target
+            if target.kind == 'planar':
+                T_base_target = planar_goal_target(T_base_target, kinematics.tip_pose(q),
+                                                   self._settings['planar_goal_mode'])
+            elif target.kind == 'point':
+                T_base_target = point_target(T_base_target, kinematics.tip_pose(q),
+                                             self._settings['point_orientation'])
+            target.T_base_target = T_base_target
         return target
 
     def _damping(self) -> DampingSchedule:

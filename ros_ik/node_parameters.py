@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from ros_ik.goal_modes import PLANAR_GOAL_MODES, POINT_ORIENTATIONS
 
 MODES = ('servo', 'solve')
 COMMAND_TYPES = ('joint_state', 'joint_trajectory', 'float64_multi_array')
@@ -49,6 +50,12 @@ PARAMETERS: Tuple[ParameterSpec, ...] = (
     ParameterSpec('task_axes', ' '.join(TASK_AXES), 'controlled task axes, space-separated '
                   'subset of "x y z rx ry rz"; manipulability is measured on them ("x y" '
                   'for a planar arm)', read_only=True),
+    ParameterSpec('planar_goal_mode', 'move_in_plane', '~/planar_goal (RViz 2D Goal Pose): '
+                  'move_in_plane keeps the tool height and tilt and takes x, y, yaw from the '
+                  'goal; as_given uses the pose as it is', choices=PLANAR_GOAL_MODES),
+    ParameterSpec('point_orientation', 'free', '~/target_point (RViz Publish Point): free '
+                  'leaves the orientation uncontrolled, hold keeps the current tool '
+                  'orientation', choices=POINT_ORIENTATIONS),
     ParameterSpec('update_rate', 100.0, 'control and publish rate [Hz]', (1.0, 1000.0)),
     ParameterSpec('velocity_scale', 0.5, 'fraction of the URDF velocity limits commands '
                   'may use', (0.01, 1.0)),

@@ -9,7 +9,8 @@ import pytest
 CORE_MODULES = ('transforms', 'errors', 'chain', 'urdf_loader', 'kinematics',
                 'manipulability', 'damped_least_squares', 'joint_limits', 'solver',
                 'bundled_arms', 'arm_selection', 'report', 'servo', 'target_input',
-                'joint_state_input', 'throttled_log', 'arm_model', 'launch_support')
+                'joint_state_input', 'throttled_log', 'arm_model', 'launch_support',
+                'goal_modes', 'demo_plan')
 REPOSITORY_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

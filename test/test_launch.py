@@ -87,15 +87,15 @@ def drive_to_target(target_topic: str, state_topic: str = 'joint_states',
 
 @launch_pytest.fixture
 def ik_launch():
-    """Launch ik.launch.py for the Panda-class arm with RViz's goal topic remapped."""
-    return LaunchDescription([include('ik.launch.py', arm=ARM, target_topic='/goal_pose'),
+    """Launch ik.launch.py for the Panda-class arm with its target topic remapped."""
+    return LaunchDescription([include('ik.launch.py', arm=ARM, target_topic='/ik_target'),
                               launch_pytest.actions.ReadyToTest()])
 
 
 @pytest.mark.launch(fixture=ik_launch)
 def test_ik_launch_starts_the_node_and_reaches_a_target():
-    """Check ik.launch.py: the node's topics appear and a /goal_pose target is reached."""
-    drive_to_target('/goal_pose', echo_commands=True)
+    """Check ik.launch.py: the node's topics appear and a remapped target is reached."""
+    drive_to_target('/ik_target', echo_commands=True)
 
 
 @launch_pytest.fixture
@@ -108,8 +108,8 @@ def demo_launch():
 
 @pytest.mark.launch(fixture=demo_launch)
 def test_demo_launch_moves_the_simulated_arm_to_a_goal_pose():
-    """Check demo.launch.py: the simulated arm follows the IK node to a /goal_pose target."""
-    drive_to_target('/goal_pose')
+    """Check demo.launch.py: the simulated arm follows the IK node to a target."""
+    drive_to_target('/ros_ik/target_pose')
 
 
 def test_bad_urdf_argument_ends_the_launch_non_zero(tmp_path):
