@@ -15,8 +15,6 @@ from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PoseStamped
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
-import rclpy
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import (DurabilityPolicy, qos_profile_sensor_data, QoSProfile,
@@ -26,6 +24,7 @@ from ros_ik.damped_least_squares import DampingSchedule
 from ros_ik.errors import UrdfError
 from ros_ik.goal_modes import planar_goal_target, point_target
 from ros_ik.manipulability import manipulability, task_jacobian, velocity_ellipsoid
+from ros_ik.node_main import run_node
 from ros_ik.node_parameters import (declare_parameters, parameter_values,
                                     validation_errors)
 from ros_ik.ros_messages import (diagnostics, format_value, ik_markers,
@@ -457,19 +456,7 @@ class IkNode(Node):
 
 def main(args: Optional[List[str]] = None) -> int:
     """Run the node; return 1 on a start-up error (bad URDF, links or parameters)."""
-    with rclpy.init(args=args):
-        try:
-            node = IkNode()
-        except (UrdfError, ConfigurationError) as error:
-            rclpy.logging.get_logger('ros_ik').fatal(f'cannot start: {error}')
-            return 1
-        try:
-            rclpy.spin(node)
-        except (KeyboardInterrupt, ExternalShutdownException):
-            pass
-        finally:
-            node.destroy_node()
-    return 0
+    return run_node(IkNode, 'ros_ik', (UrdfError, ConfigurationError), args)
 
 
 if __name__ == '__main__':

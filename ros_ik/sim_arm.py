@@ -16,12 +16,11 @@ from typing import List, Optional
 
 import numpy as np
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
-import rclpy
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from ros_ik.chain import Chain
 from ros_ik.errors import UrdfError
+from ros_ik.node_main import run_node
 from ros_ik.throttled_log import KeyedThrottle
 from ros_ik.urdf_loader import load_urdf_file, load_urdf_string
 from sensor_msgs.msg import JointState
@@ -131,19 +130,7 @@ class SimArm(Node):
 
 def main(args: Optional[List[str]] = None) -> int:
     """Run the simulated arm; return 1 on a bad URDF or parameters."""
-    with rclpy.init(args=args):
-        try:
-            node = SimArm()
-        except (UrdfError, ValueError) as error:
-            rclpy.logging.get_logger('sim_arm').fatal(f'cannot start: {error}')
-            return 1
-        try:
-            rclpy.spin(node)
-        except (KeyboardInterrupt, ExternalShutdownException):
-            pass
-        finally:
-            node.destroy_node()
-    return 0
+    return run_node(SimArm, 'sim_arm', (UrdfError, ValueError), args)
 
 
 if __name__ == '__main__':

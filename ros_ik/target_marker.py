@@ -17,13 +17,12 @@ from typing import List, Optional
 from geometry_msgs.msg import PoseStamped
 import numpy as np
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
-import rclpy
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
 from ros_ik.errors import UrdfError
 from ros_ik.joint_state_input import JointStateCache
 from ros_ik.kinematics import ChainKinematics
+from ros_ik.node_main import run_node
 from ros_ik.ros_messages import pose_message
 from ros_ik.urdf_loader import load_urdf_string
 from sensor_msgs.msg import JointState
@@ -142,28 +141,24 @@ class TargetMarker(Node):
         self._publish(self.kinematics.chain.base_link, pose)
 
 
+class MissingInteractiveMarkers(RuntimeError):
+    """The interactive_markers package is not installed."""
+
+
+def create_target_marker() -> TargetMarker:
+    """Return the node, or raise MissingInteractiveMarkers with what still works."""
+    if InteractiveMarkerServer is None:
+        raise MissingInteractiveMarkers(
+            'the interactive_markers Python package is not installed (it ships with ROS 2 '
+            'installs, not on PyPI): the 6-DOF drag target is unavailable; ~/target_pose, '
+            '2D Goal Pose and Publish Point keep working')
+    return TargetMarker()
+
+
 def main(args: Optional[List[str]] = None) -> int:
     """Run the drag target; exit 1 if interactive_markers or the URDF is missing."""
-    with rclpy.init(args=args):
-        logger = rclpy.logging.get_logger('ik_target_marker')
-        if InteractiveMarkerServer is None:
-            logger.error('the interactive_markers Python package is not installed (it ships '
-                         'with ROS 2 installs, not on PyPI): the 6-DOF drag target is '
-                         'unavailable; ~/target_pose, 2D Goal Pose and Publish Point keep '
-                         'working')
-            return 1
-        try:
-            node = TargetMarker()
-        except (UrdfError, OSError) as error:
-            logger.fatal(f'cannot start: {error}')
-            return 1
-        try:
-            rclpy.spin(node)
-        except (KeyboardInterrupt, ExternalShutdownException):
-            pass
-        finally:
-            node.destroy_node()
-    return 0
+    return run_node(create_target_marker, 'ik_target_marker',
+                    (MissingInteractiveMarkers, UrdfError, OSError), args)
 
 
 if __name__ == '__main__':
