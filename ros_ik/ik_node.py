@@ -7,7 +7,7 @@ one timer at ``update_rate`` (``servo``: one damped step from the latest joint s
 limits). See the README for topics, parameters and their QoS.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 import sys
 from typing import Dict, List, Optional
 
@@ -70,11 +70,17 @@ class Target:
 
 @dataclass
 class CycleStatus:
-    """What the last control cycle saw, reported on /diagnostics."""
+    """
+    What the last control cycle saw, reported on /diagnostics.
+
+    ``tracking`` = (T_base_tip, T_base_target, mask) when a target is active: the errors
+    are computed when the diagnostics are published, not in the control loop.
+    """
 
     level: str = 'WARN'
     message: str = 'waiting for the robot model'
-    values: Optional[Dict[str, str]] = None
+    values: Dict[str, object] = field(default_factory=dict)
+    tracking: Optional[tuple] = None
 
 
 class IkNode(Node):
@@ -97,7 +103,7 @@ class IkNode(Node):
         self._goal_reason = ''
         self._stopped_cycles = 0
         self._last_command: Optional[np.ndarray] = None
-        self._solve_values: Dict[str, str] = {}
+        self._solve_values: Dict[str, object] = {}
         self._status = CycleStatus()
         self._warn = KeyedThrottle(self.get_logger().warning, THROTTLE)
         self._command_publisher = self._create_command_publisher()
@@ -272,9 +278,9 @@ class IkNode(Node):
         T_base_tip, J = model.kinematics.tip_pose_and_jacobian(q)
         measures = manipulability(task_jacobian(J, model.task_rows))
         self._manipulability_publisher.publish(Float64(data=measures.yoshikawa))
-        values = {'manipulability': format_value(measures.yoshikawa),
-                  'sigma_min': format_value(measures.sigma_min),
-                  'condition_number': format_value(measures.condition_number)}
+        values: Dict[str, object] = {'manipulability': measures.yoshikawa,
+                                     'sigma_min': measures.sigma_min,
+                                     'condition_number': measures.condition_number}
         age = model.joints.age(self._now())
         if age > self._settings['joint_state_timeout']:
             message = (f'joint states are stale ({age:.2f} s old, timeout '
@@ -297,22 +303,14 @@ class IkNode(Node):
         q_command = q + velocity * dt
         self._last_command = q_command
         self._publish_command(model, q_command, velocity, dt)
-        e_p, e_o = pose_error(target.T_base_target, T_base_tip)
-        mask_array = np.array(mask)
-        position_error = float(np.linalg.norm(e_p * mask_array[:3]))
-        orientation_error = float(np.linalg.norm(e_o * mask_array[3:]))
         values.update(extra)
-        values.update({'position_error': format_value(position_error),
-                       'orientation_error': format_value(orientation_error),
-                       'mode': self._settings['mode']})
+        values['mode'] = self._settings['mode']
         if level == 'OK' and measures.sigma_min < self._settings['singularity_warning']:
             level, message = 'WARN', (f'near a singularity: sigma_min '
                                       f'{measures.sigma_min:.3g} < '
                                       f'{self._settings["singularity_warning"]}')
-        if (level == 'OK' and position_error <= self._settings['position_tolerance']
-                and orientation_error <= self._settings['orientation_tolerance']):
-            message = 'target reached'
-        self._status = CycleStatus(level, message, values)
+        self._status = CycleStatus(level, message, values,
+                                   (T_base_tip, target.T_base_target, np.array(mask)))
 
     def _command_base(self, q_measured: np.ndarray) -> np.ndarray:
         """
@@ -363,8 +361,7 @@ class IkNode(Node):
                                orientation_weight=settings['orientation_weight'],
                                mask=mask, damping=self._damping())
         step = model.servo.step(q, target.T_base_target, dt, options)
-        values = {'damping': format_value(step.damping),
-                  'velocity_scaling': format_value(step.velocity_scaling)}
+        values = {'damping': step.damping, 'velocity_scaling': step.velocity_scaling}
         reached = (step.position_error <= settings['position_tolerance']
                    and step.orientation_error <= settings['orientation_tolerance'])
         stopped = float(np.abs(step.velocity).max(initial=0.0)) < STALL_SPEED
@@ -389,7 +386,7 @@ class IkNode(Node):
     def _solve_cycle(self, model: ArmModel, q: np.ndarray, target: Target, mask, dt: float):
         """Return (level, message, joint velocity, values) of one solve-mode cycle."""
         settings = self._settings
-        values: Dict[str, str] = {}
+        values: Dict[str, object] = {}
         if target.sequence != self._solved_sequence:
             options = replace(model.solver.options, mask=mask,
                               orientation_weight=settings['orientation_weight'],
@@ -399,10 +396,10 @@ class IkNode(Node):
             self._solved_sequence = target.sequence
             self._goal_q = result.q
             self._goal_reason = result.reason
-            self._solve_values = {'iterations': str(result.iterations),
-                                  'restarts': str(result.restarts),
-                                  'solve_time_ms': format_value(result.time * 1e3),
-                                  'damping': format_value(result.damping)}
+            self._solve_values = {'iterations': result.iterations,
+                                  'restarts': result.restarts,
+                                  'solve_time_ms': result.time * 1e3,
+                                  'damping': result.damping}
             if not result.success:
                 self._warn('target:ik', f'IK failed: {result.reason}; moving to the closest '
                            'pose found')
@@ -445,13 +442,26 @@ class IkNode(Node):
             sigma_min < self._settings['singularity_warning']))
 
     def _publish_diagnostics(self) -> None:
-        """Publish the last cycle's status as ``<node name>: ik``."""
+        """Publish the last cycle's status as ``<node name>: ik``, with the tracking errors."""
         status = self._status
+        values = dict(status.values)
+        message = status.message
+        if status.tracking is not None:
+            T_base_tip, T_base_target, mask = status.tracking
+            e_p, e_o = pose_error(T_base_target, T_base_tip)
+            position_error = float(np.linalg.norm(e_p * mask[:3]))
+            orientation_error = float(np.linalg.norm(e_o * mask[3:]))
+            values['position_error'] = position_error
+            values['orientation_error'] = orientation_error
+            if (status.level == 'OK' and position_error <= self._settings['position_tolerance']
+                    and orientation_error <= self._settings['orientation_tolerance']):
+                message = 'target reached'
         hardware_id = self._model.chain.base_link + '->' + self._model.chain.tip_link \
             if self._model else ''
         self._diagnostics_publisher.publish(diagnostics(
             self.get_clock().now().to_msg(), f'{self.get_name()}: ik', hardware_id,
-            status.level, status.message, status.values or {}))
+            status.level, message, {key: value if isinstance(value, str) else
+                                    format_value(value) for key, value in values.items()}))
 
 
 def main(args: Optional[List[str]] = None) -> int:
