@@ -31,7 +31,8 @@ from ros_ik.ros_messages import (diagnostics, format_value, ik_markers,
                                  joint_state_command, joint_trajectory_command,
                                  pose_components, position_array_command)
 from ros_ik.servo import ServoOptions, synchronized_step
-from ros_ik.target_input import check_pose, frame_pose, known_frames, TargetCheck
+from ros_ik.target_input import (check_pose, frame_pose, is_known_frame, known_frames,
+                                 TargetCheck)
 from ros_ik.throttled_log import KeyedThrottle
 from ros_ik.transforms import pose_error
 from sensor_msgs.msg import JointState
@@ -220,9 +221,7 @@ class IkNode(Node):
             return
         if check.warning:
             self._warn('target:normalised', check.warning)
-        if self._model is not None and frame_pose(self._model.kinematics,
-                                                  self._model.chain.middle_configuration(),
-                                                  frame_id) is None:
+        if self._model is not None and not is_known_frame(self._model.kinematics, frame_id):
             self._warn('target:frame',
                        f'target ignored: unknown frame "{frame_id}"; use one of '
                        f'{known_frames(self._model.kinematics)} (or empty for the base)')

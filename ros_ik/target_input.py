@@ -60,6 +60,12 @@ def check_pose(position: Sequence[float], quaternion_xyzw: Optional[Sequence[flo
                        warning=warning)
 
 
+def is_known_frame(kinematics: ChainKinematics, frame_id: str) -> bool:
+    """Return whether targets in ``frame_id`` can be resolved (base, '' or a chain link)."""
+    chain = kinematics.chain
+    return frame_id in ('', chain.tip_link) or frame_id in chain.link_names
+
+
 def frame_pose(kinematics: ChainKinematics, q: np.ndarray, frame_id: str
                ) -> Optional[np.ndarray]:
     """Return ``T_base_frame`` (4x4) for the base, a chain link or the tip; None if unknown."""

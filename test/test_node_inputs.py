@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from ros_ik.joint_state_input import JointStateCache
 from ros_ik.kinematics import ChainKinematics
-from ros_ik.target_input import check_pose, frame_pose, known_frames
+from ros_ik.target_input import check_pose, frame_pose, is_known_frame, known_frames
 from ros_ik.throttled_log import KeyedThrottle
 
 
@@ -42,6 +42,8 @@ def test_frames_resolve_to_base_links_and_tip():
     np.testing.assert_allclose(frame_pose(kinematics, q, 'forearm_link'),
                                kinematics.link_poses(q)[3])
     assert frame_pose(kinematics, q, 'map') is None
+    assert is_known_frame(kinematics, 'wrist_2_link') and is_known_frame(kinematics, '')
+    assert not is_known_frame(kinematics, 'map')
     assert known_frames(kinematics) == ('base_link, shoulder_link, upper_arm_link, '
                                         'forearm_link, wrist_1_link, wrist_2_link, '
                                         'wrist_3_link, tool0')
