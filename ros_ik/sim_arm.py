@@ -18,11 +18,10 @@ import numpy as np
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
-from ros_ik.chain import Chain
+from ros_ik.companion_chain import declare_and_load_chain
 from ros_ik.errors import UrdfError
 from ros_ik.node_main import run_node
 from ros_ik.throttled_log import KeyedThrottle
-from ros_ik.urdf_loader import load_urdf_file, load_urdf_string
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
@@ -37,20 +36,13 @@ class SimArm(Node):
     def __init__(self, **kwargs) -> None:
         """Declare parameters, load the chain and start the integration timer."""
         super().__init__('sim_arm', **kwargs)
-        read_only = ParameterDescriptor(read_only=True)
-        self.declare_parameter('robot_description', '', ParameterDescriptor(
-            description='URDF XML (empty: robot_description_file)', read_only=True))
-        self.declare_parameter('robot_description_file', '', ParameterDescriptor(
-            description='URDF file path', read_only=True))
-        self.declare_parameter('base_link', 'base_link', read_only)
-        self.declare_parameter('tip_link', 'tool0', read_only)
+        self.chain = declare_and_load_chain(self)
         self.declare_parameter('initial_positions', [0.0], ParameterDescriptor(
             description='initial joint positions in chain order (one value: all joints); '
                         'clipped into the limits', read_only=True))
         self.declare_parameter('rate', 100.0, ParameterDescriptor(
             description='integration and joint_states rate [Hz]', read_only=True,
             floating_point_range=[FloatingPointRange(from_value=1.0, to_value=2000.0)]))
-        self.chain = self._load_chain()
         self._warn = KeyedThrottle(self.get_logger().warning, 2.0)
         initial = np.array(self.get_parameter('initial_positions').value, dtype=float)
         if initial.size == 1:
@@ -71,15 +63,6 @@ class SimArm(Node):
         self.create_subscription(Float64MultiArray, 'commands', self._on_array, COMMAND_QOS)
         self.create_timer(self._dt, self._step)
         self.get_logger().info(f'simulating {", ".join(self.chain.joint_names)}')
-
-    def _load_chain(self) -> Chain:
-        """Load the chain from the URDF parameter or file."""
-        base = self.get_parameter('base_link').value
-        tip = self.get_parameter('tip_link').value
-        text = self.get_parameter('robot_description').value
-        if text:
-            return load_urdf_string(text, base, tip)
-        return load_urdf_file(self.get_parameter('robot_description_file').value, base, tip)
 
     def _command_by_name(self, names: List[str], positions: List[float]) -> None:
         """Set commanded positions of the named chain joints (others are ignored)."""

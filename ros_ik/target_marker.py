@@ -19,12 +19,12 @@ import numpy as np
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
+from ros_ik.companion_chain import declare_and_load_chain
 from ros_ik.errors import UrdfError
 from ros_ik.joint_state_input import JointStateCache
 from ros_ik.kinematics import ChainKinematics
 from ros_ik.node_main import run_node
 from ros_ik.ros_messages import pose_message
-from ros_ik.urdf_loader import load_urdf_string
 from sensor_msgs.msg import JointState
 from visualization_msgs.msg import (InteractiveMarker, InteractiveMarkerControl,
                                     InteractiveMarkerFeedback, Marker)
@@ -70,22 +70,10 @@ class TargetMarker(Node):
     def __init__(self, **kwargs) -> None:
         """Load the chain, create the server, publisher and joint-state subscription."""
         super().__init__('ik_target_marker', **kwargs)
-        read_only = ParameterDescriptor(read_only=True)
-        self.declare_parameter('robot_description', '', ParameterDescriptor(
-            description='URDF XML (empty: robot_description_file)', read_only=True))
-        self.declare_parameter('robot_description_file', '', read_only)
-        self.declare_parameter('base_link', 'base_link', read_only)
-        self.declare_parameter('tip_link', 'tool0', read_only)
+        chain = declare_and_load_chain(self)
         self.declare_parameter('scale', 0.2, ParameterDescriptor(
             description='marker size [m]', read_only=True,
             floating_point_range=[FloatingPointRange(from_value=0.01, to_value=5.0)]))
-        text = self.get_parameter('robot_description').value
-        if not text:
-            with open(self.get_parameter('robot_description_file').value,
-                      encoding='utf-8') as urdf:
-                text = urdf.read()
-        chain = load_urdf_string(text, self.get_parameter('base_link').value,
-                                 self.get_parameter('tip_link').value)
         self.kinematics = ChainKinematics(chain)
         self.joints = JointStateCache(chain.joint_names)
         self._server = InteractiveMarkerServer(self, self.get_name())

@@ -175,7 +175,14 @@ def test_drag_target_follows_feedback_and_snaps_to_tool(start_setup):
                                      event_type=InteractiveMarkerFeedback.POSE_UPDATE,
                                      pose=pose_message(T_goal))
     drag.header.frame_id = ARM.base_link
-    feedback_publisher.publish(drag)
+
+    def dragged() -> bool:
+        # RViz streams POSE_UPDATEs while the user drags; the server drops feedback from a
+        # new client within 1 s of the marker's last change, so keep sending like RViz.
+        feedback_publisher.publish(drag)
+        setup.peer.spin_for(0.1)
+        return any(abs(target.pose.position.x - T_goal[0, 3]) < 1e-9 for target in targets)
+    assert setup.wait_for(dragged, 10.0)
 
     def error() -> float:
         e_p, e_o = pose_error(T_goal, setup.tool())
