@@ -17,8 +17,9 @@ One iteration, for every configuration in the batch at once:
 3. scaled to the joint limits, keeping its direction; full-turn joints wrap instead
    (:mod:`ros_ik.joint_limits`);
 4. accepted if ``|W e|`` decreased (radius doubles, up to ``max_step``), else rejected
-   (radius / 4). An attempt that stalls is restarted from a random configuration within
-   the limits; after the first attempt ``batch_size`` attempts run side by side.
+   (radius / 4). ``batch_size`` attempts run side by side: the seed and random
+   configurations from the central 80 % of each joint range; an attempt that stalls is
+   replaced by a new random one.
 
 The search ends at the first solution (``solution_choice='first'``) or, for
 ``'closest'``, when the time budget is used, keeping the solution nearest the seed.
@@ -40,6 +41,8 @@ from ros_ik.transforms import pose_error, rotation_vector
 FULL_POSE = (True, True, True, True, True, True)
 POSITION_ONLY = (True, True, True, False, False, False)
 SOLUTION_CHOICES = ('first', 'closest')
+# Fraction of each joint range (centred) that random restarts are drawn from.
+RESTART_RANGE_FRACTION = 0.8
 
 
 @dataclass(frozen=True)
@@ -125,8 +128,14 @@ class IkSolver:
         self.limits = JointLimits.from_chain(chain, wrap_full_turns=True)
         self._lower = chain.lower
         self._upper = chain.upper
-        self._sample_lower = np.where(chain.is_continuous, -np.pi, self._lower)
-        self._sample_upper = np.where(chain.is_continuous, np.pi, self._upper)
+        # Restarts are drawn from the central part of each range: attempts started at a
+        # limit mostly stall there (continuous joints: all of -pi..pi).
+        middle = chain.middle_configuration()
+        bounded_span = np.where(chain.is_continuous, 0.0, self._upper - self._lower)
+        half_range = np.where(chain.is_continuous, np.pi,
+                              0.5 * RESTART_RANGE_FRACTION * bounded_span)
+        self._sample_lower = middle - half_range
+        self._sample_upper = middle + half_range
         self.reach_origin, self.reach = self._reach_bound()
 
     def _reach_bound(self) -> Tuple[np.ndarray, float]:
