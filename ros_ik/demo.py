@@ -42,10 +42,9 @@ RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 
 @dataclass
 class Recording:
-    """Samples of the run: time (s), joints, commanded joint speeds, node-reported measures."""
+    """Samples of the run: time (s), commanded joint speeds, node-reported measures."""
 
     time: List[float] = field(default_factory=list)
-    q: List[np.ndarray] = field(default_factory=list)
     speed_fraction: List[float] = field(default_factory=list)
     manipulability: List[float] = field(default_factory=list)
     damping: List[float] = field(default_factory=list)
@@ -107,7 +106,6 @@ class DemoDriver:
         self.latest_command_fraction = 0.0
         recording = self.recording
         recording.time.append(time.monotonic() - self.start)
-        recording.q.append(self.latest_q)
         recording.speed_fraction.append(fraction)
         recording.manipulability.append(self.latest_manipulability)
         recording.damping.append(self.latest_damping)

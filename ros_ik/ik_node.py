@@ -238,23 +238,20 @@ class IkNode(Node):
         return SetParametersResult(successful=not errors, reason='; '.join(errors))
 
     def _apply_parameters(self, parameters: List[Parameter]) -> None:
-        """Adopt new values; a new update_rate or diagnostics_period restarts its timer."""
+        """Adopt new values; a new rate or period restarts the timer it drives."""
+        timer_periods = {'update_rate': ('_control_timer', self._on_control_timer,
+                                         lambda rate: 1.0 / rate),
+                         'diagnostics_period': ('_diagnostics_timer', self._publish_diagnostics,
+                                                float),
+                         'marker_period': ('_marker_timer', self._publish_markers, float)}
         for parameter in parameters:
             self._settings[parameter.name] = parameter.value
-            if parameter.name == 'update_rate':
-                self._control_timer.cancel()
-                self.destroy_timer(self._control_timer)
-                self._control_timer = self.create_timer(1.0 / parameter.value,
-                                                        self._on_control_timer)
-            elif parameter.name == 'diagnostics_period':
-                self._diagnostics_timer.cancel()
-                self.destroy_timer(self._diagnostics_timer)
-                self._diagnostics_timer = self.create_timer(parameter.value,
-                                                            self._publish_diagnostics)
-            elif parameter.name == 'marker_period':
-                self._marker_timer.cancel()
-                self.destroy_timer(self._marker_timer)
-                self._marker_timer = self.create_timer(parameter.value, self._publish_markers)
+            if parameter.name in timer_periods:
+                attribute, callback, period = timer_periods[parameter.name]
+                old_timer = getattr(self, attribute)
+                old_timer.cancel()
+                self.destroy_timer(old_timer)
+                setattr(self, attribute, self.create_timer(period(parameter.value), callback))
 
     # --------------------------------------------------------------- control
     def _now(self) -> float:

@@ -102,15 +102,6 @@ class ChainKinematics:
             G[..., step:, :, :] = G[..., :-step, :, :] @ G[..., step:, :, :]
         return G
 
-    def joint_frames(self, q: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        """
-        Return ``(T_base_joints, T_base_tip)``: shapes ``(..., n, 4, 4)`` and ``(..., 4, 4)``.
-
-        ``T_base_joints[..., j]`` is the frame of joint j's child link after its motion.
-        """
-        G = self._aligned_frames(q)
-        return G @ self._C_inverse, self._tip_from_aligned(G, np.shape(q))
-
     def _tip_from_aligned(self, G: np.ndarray, q_shape: Tuple[int, ...]) -> np.ndarray:
         """Return ``T_base_tip = G_n C_n^T T_last_tip`` (the base-to-tip chain if n = 0)."""
         if self.n_joints == 0:
@@ -122,8 +113,12 @@ class ChainKinematics:
         return self._tip_from_aligned(self._aligned_frames(q), np.shape(q))
 
     def link_poses(self, q: np.ndarray) -> np.ndarray:
-        """Return the base frame and every moving joint's child frame, ``(..., n + 1, 4, 4)``."""
-        T_base_joints, _ = self.joint_frames(q)
+        """
+        Return the base frame and every moving joint's child frame, ``(..., n + 1, 4, 4)``.
+
+        Entry ``j + 1`` is ``T_base_j = G_j C_j^T``, joint j's child link after its motion.
+        """
+        T_base_joints = self._aligned_frames(q) @ self._C_inverse
         identity = np.broadcast_to(np.eye(4), T_base_joints.shape[:-3] + (1, 4, 4))
         return np.concatenate([identity, T_base_joints], axis=-3)
 
