@@ -19,11 +19,14 @@ $(STAMP): requirements.txt requirements-test.txt
 	$(BIN)/python -m pip install --quiet -r requirements-test.txt
 	touch $(STAMP)
 
+# -P: run the installed package, not the source tree in the current directory. The warm-up
+# compiles the numba kernels once (about 15 s) into the installed package's cache.
 install: $(STAMP)
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation --force-reinstall .
+	$(BIN)/python -P -m ros_ik.kernel_warm_up
 
 test: install
-	$(BIN)/python -m pytest test
+	$(BIN)/python -P -m pytest test
 
 demo: install
 	$(BIN)/ros_ik_demo --headless $(ARGS)
@@ -36,4 +39,4 @@ bench: install
 	$(BIN)/python bench/bench_ik.py
 
 lint: install
-	$(BIN)/python -m pytest test/test_flake8.py test/test_pep257.py
+	$(BIN)/python -P -m pytest test/test_flake8.py test/test_pep257.py

@@ -24,11 +24,12 @@ setup(
         share('config', '*'),
         share('urdf', '*.urdf'),
     ],
-    install_requires=['setuptools', 'numpy', 'urdf-parser-py', 'PyYAML'],
+    install_requires=['setuptools', 'numpy', 'numba', 'urdf-parser-py', 'PyYAML'],
     extras_require={
         'test': ['pytest', 'hypothesis', 'pin'],
     },
-    zip_safe=True,
+    # numba caches compiled kernels next to the modules: install as plain files.
+    zip_safe=False,
     maintainer='ros_ik developers',
     maintainer_email='dev@ros-ik.invalid',
     description='Singularity-aware damped-least-squares IK node for URDF arms.',

@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from ros_ik.bundled_arms import BUNDLED_ARMS, bundled_urdf_path  # noqa: E402
 from ros_ik.chain import Chain  # noqa: E402
+from ros_ik.kernel_warm_up import warm_up_kernels  # noqa: E402
 from ros_ik.kinematics import ChainKinematics  # noqa: E402
 from ros_ik.solver import IkOptions, IkSolver  # noqa: E402
 from ros_ik.transforms import matrix_to_quaternion, pose_error  # noqa: E402
@@ -192,6 +193,7 @@ def main() -> None:
                         choices=sorted(BUNDLED_ARMS))
     parser.add_argument('--seed', type=int, default=42, help='random seed of the targets')
     args = parser.parse_args()
+    warm_up_kernels()  # compile (first run) or load the numba kernels before any timing
     header = (f'{"arm":<7}{"solver":<11}{"N":>6}{"success%":>9}{"mean ms":>9}'
               f'{"median":>9}{"p95":>9}{"iters":>8}{"restarts":>9}')
     tables: Dict[str, List[str]] = {'from mid-range seed': [], 'from random seed': []}

@@ -1,4 +1,4 @@
-"""Everything the node computes with for one arm, built once from the URDF (pure numpy)."""
+"""Everything the node computes with for one arm, built once from the URDF (no rclpy)."""
 
 from dataclasses import dataclass
 from typing import Sequence, Tuple

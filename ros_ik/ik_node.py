@@ -23,6 +23,7 @@ from ros_ik.arm_model import ArmModel
 from ros_ik.damped_least_squares import DampingSchedule
 from ros_ik.errors import UrdfError
 from ros_ik.goal_modes import planar_goal_target, point_target
+from ros_ik.kernel_warm_up import warm_up_kernels
 from ros_ik.manipulability import manipulability, task_jacobian, velocity_ellipsoid
 from ros_ik.node_main import run_node
 from ros_ik.node_parameters import (declare_parameters, parameter_values,
@@ -41,6 +42,8 @@ from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import MarkerArray
 
 THROTTLE = 2.0
+# A kernel warm-up longer than this was a compilation (a cache load takes ~0.3 s): say so.
+COMPILE_NOTICE_SECONDS = 2.0
 # Commands keep the latest target and joints: a flood of inputs never builds a backlog.
 TARGET_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
 COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
@@ -96,6 +99,10 @@ class IkNode(Node):
         if errors:
             raise ConfigurationError('; '.join(errors))
         self._settings = parameter_values(self)
+        compile_seconds = warm_up_kernels()
+        if compile_seconds > COMPILE_NOTICE_SECONDS:
+            self.get_logger().info(f'compiled the IK kernels in {compile_seconds:.1f} s (numba, '
+                                   'first start only; later starts load its cache)')
         self._model: Optional[ArmModel] = None
         self._target: Optional[Target] = None
         self._target_sequence = 0

@@ -1,5 +1,5 @@
 """
-Joint position-limit handling for steps ``dq`` (pure numpy, batched).
+Joint position-limit handling for steps ``dq`` (numba-compiled kernels, numpy wrappers).
 
 Plain clamping ``clip(q + dq)`` changes the step's direction and can stall or flip a
 solution. Instead (1) joints already at a bound whose step points outward are held and the
@@ -15,12 +15,56 @@ physical configuration.
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from ros_ik.chain import Chain
 
 AT_BOUND_TOLERANCE = 1e-10
 FULL_TURN = 2.0 * np.pi
+
+
+@numba.njit(cache=True, nogil=True)
+def held_at_bound_into(q: np.ndarray, dq: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+                       wraps: np.ndarray, held: np.ndarray) -> bool:
+    """Mark in ``held`` (n,) the joints at a bound whose step pushes past it; return any."""
+    any_held = False
+    for j in range(q.shape[0]):
+        held[j] = (not wraps[j]) and (
+            (q[j] <= lower[j] + AT_BOUND_TOLERANCE and dq[j] < 0.0)
+            or (q[j] >= upper[j] - AT_BOUND_TOLERANCE and dq[j] > 0.0))
+        any_held = any_held or held[j]
+    return any_held
+
+
+@numba.njit(cache=True, nogil=True)
+def step_fraction_of(q: np.ndarray, dq: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+                     wraps: np.ndarray) -> float:
+    """Return ``alpha`` in [0, 1] so that ``q + alpha dq`` (n,) stays within the limits."""
+    fraction = 1.0
+    for j in range(q.shape[0]):
+        if wraps[j] or dq[j] == 0.0:
+            continue
+        room = max(upper[j] - q[j] if dq[j] > 0.0 else q[j] - lower[j], 0.0)
+        if abs(dq[j]) > room:
+            fraction = min(fraction, room / abs(dq[j]))
+    return fraction
+
+
+@numba.njit(cache=True, nogil=True)
+def apply_step_into(q: np.ndarray, dq: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+                    wraps: np.ndarray, q_next: np.ndarray) -> None:
+    """
+    Write ``q + alpha dq`` (n,) within the limits into ``q_next``, wrapping full-turn joints.
+
+    The final min/max only removes floating-point round-off at a bound.
+    """
+    alpha = step_fraction_of(q, dq, lower, upper, wraps)
+    for j in range(q.shape[0]):
+        value = q[j] + alpha * dq[j]
+        if wraps[j] and (value < lower[j] or value > upper[j]):
+            value = lower[j] + np.mod(value - lower[j], FULL_TURN)
+        q_next[j] = min(max(value, lower[j]), upper[j])
 
 
 @dataclass(frozen=True)
@@ -47,34 +91,16 @@ class JointLimits:
                    is_continuous=chain.is_continuous)
 
     def outward_at_bound(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
-        """Return the joints (..., n) at a bound whose step ``dq`` pushes past it."""
-        return ((((q <= self.lower + AT_BOUND_TOLERANCE) & (dq < 0.0))
-                 | ((q >= self.upper - AT_BOUND_TOLERANCE) & (dq > 0.0)))
-                & ~self.wraps_in_range)
+        """Return the joints (n,) at a bound whose step ``dq`` (n,) pushes past it."""
+        held = np.empty(len(q), dtype=bool)
+        held_at_bound_into(np.asarray(q, dtype=float), np.asarray(dq, dtype=float),
+                           self.lower, self.upper, self.wraps_in_range, held)
+        return held
 
-    def step_fraction(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
-        """Return ``alpha`` (...,) in [0, 1] so that ``q + alpha dq`` stays within the limits."""
-        room = np.maximum(np.where(dq > 0.0, self.upper - q, q - self.lower), 0.0)
-        reach = np.abs(dq)
-        limiting = (reach > room) & ~self.wraps_in_range
-        if not limiting.any():
-            return np.ones(dq.shape[:-1])
-        fraction = np.where(limiting, room / np.where(limiting, reach, 1.0), 1.0)
-        return fraction.min(axis=-1)
-
-    def apply_step(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
-        """
-        Return ``q + alpha dq`` within the limits, wrapping full-turn joints into range.
-
-        The final min/max only removes floating-point round-off at a bound.
-        """
-        q_next = q + self.step_fraction(q, dq)[..., None] * dq
-        if self.wraps_in_range.any():
-            outside = self.wraps_in_range & ((q_next < self.lower) | (q_next > self.upper))
-            if outside.any():
-                wrapped = self.lower + np.mod(q_next - self.lower, FULL_TURN)
-                q_next = np.where(outside, wrapped, q_next)
-        return np.minimum(np.maximum(q_next, self.lower), self.upper)
+    def step_fraction(self, q: np.ndarray, dq: np.ndarray) -> float:
+        """Return ``alpha`` in [0, 1] so that ``q + alpha dq`` (n,) stays within the limits."""
+        return step_fraction_of(np.asarray(q, dtype=float), np.asarray(dq, dtype=float),
+                                self.lower, self.upper, self.wraps_in_range)
 
     def wrap_continuous(self, q: np.ndarray) -> np.ndarray:
         """Wrap continuous joints to (-pi, pi]; other joints are returned unchanged."""

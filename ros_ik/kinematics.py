@@ -1,9 +1,12 @@
 """
-Forward kinematics and the geometric Jacobian of a chain (pure numpy, batched).
+Forward kinematics and the geometric Jacobian of a chain (numba-compiled, batched).
 
 Frames and units: everything is expressed in the chain's base frame, metres and radians.
 A joint vector ``q`` has shape ``(..., n)`` in chain order; any leading batch shape is
-carried through every result, so many configurations (e.g. IK restarts) cost one call.
+carried through every result. The loops are compiled with numba (``cache=True``: the first
+call on a machine compiles them, later processes load the cache; see
+:mod:`ros_ik.kernel_warm_up`). Per joint the walk costs one sine, one cosine, a 3x4 local
+transform and a 3x3-by-3x4 product.
 
 For joint ``j`` with unit axis ``a_j`` (joint frame) and constant ``T_prev_joint``:
 
@@ -19,15 +22,10 @@ tip twist ``[v; w]``: column j is ``[z_j x (p_tip - p_j); z_j]`` for a rotating 
 
 from typing import Tuple
 
+import numba
 import numpy as np
 
 from ros_ik.chain import Chain
-
-# _LEVI_CIVITA[3 j + k, i] = eps_ijk, so (z x d) = vec(z d^T) @ _LEVI_CIVITA.
-_LEVI_CIVITA = np.zeros((9, 3))
-for _i, _j, _k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
-    _LEVI_CIVITA[3 * _j + _k, _i] = 1.0
-    _LEVI_CIVITA[3 * _k + _j, _i] = -1.0
 
 
 def _rotation_taking_z_to(axis: np.ndarray) -> np.ndarray:
@@ -38,6 +36,100 @@ def _rotation_taking_z_to(axis: np.ndarray) -> np.ndarray:
     return np.column_stack([x, np.cross(axis, x), axis])
 
 
+@numba.njit(cache=True, nogil=True)
+def aligned_frames_into(q: np.ndarray, A: np.ndarray, prismatic: np.ndarray,
+                        G: np.ndarray) -> None:
+    """
+    Write the aligned joint frames ``G_j = G_{j-1} A_j Rz(q_j)`` (or ``Tz``) into ``G``.
+
+    ``q`` (n,) rad or m; ``A`` (n, 3, 4) the top rows of the constant aligned transforms;
+    ``G`` (n, 3, 4) output, top rows of ``T_base`` of each aligned frame (bottom row is
+    ``[0, 0, 0, 1]``). With ``A Rz(q)``: column 0 is ``c a_0 + s a_1``, column 1 is
+    ``c a_1 - s a_0``; with ``A Tz(q)``: column 3 gains ``q a_2``.
+    """
+    local = np.empty((3, 4))
+    for j in range(q.shape[0]):
+        if prismatic[j]:
+            c, s, slide = 1.0, 0.0, q[j]
+        else:
+            c, s, slide = np.cos(q[j]), np.sin(q[j]), 0.0
+        for r in range(3):
+            a0, a1, a2 = A[j, r, 0], A[j, r, 1], A[j, r, 2]
+            local[r, 0] = c * a0 + s * a1
+            local[r, 1] = c * a1 - s * a0
+            local[r, 2] = a2
+            local[r, 3] = A[j, r, 3] + slide * a2
+        if j == 0:
+            G[0] = local
+            continue
+        for r in range(3):
+            g0, g1, g2 = G[j - 1, r, 0], G[j - 1, r, 1], G[j - 1, r, 2]
+            for k in range(4):
+                G[j, r, k] = g0 * local[0, k] + g1 * local[1, k] + g2 * local[2, k]
+            G[j, r, 3] += G[j - 1, r, 3]
+
+
+@numba.njit(cache=True, nogil=True)
+def tip_pose_and_jacobian_into(q: np.ndarray, A: np.ndarray, prismatic: np.ndarray,
+                               G_tip: np.ndarray, G: np.ndarray, T_base_tip: np.ndarray,
+                               J: np.ndarray) -> None:
+    """
+    Write ``T_base_tip`` (4, 4) and the geometric Jacobian ``J`` (6, n) at ``q`` (n,).
+
+    ``G`` (n, 3, 4) is scratch for the aligned frames; ``G_tip`` (4, 4) takes the last
+    aligned frame to the tip. Column j of ``J`` is ``[z_j x (p_tip - p_j); z_j]`` for a
+    rotating joint and ``[z_j; 0]`` for a prismatic one (``z_j``, ``p_j``: column 2 and 3
+    of ``G_j``): one walk of the chain, one cross product per joint.
+    """
+    n = q.shape[0]
+    aligned_frames_into(q, A, prismatic, G)
+    for r in range(4):
+        for k in range(4):
+            T_base_tip[r, k] = G_tip[r, k]
+    if n == 0:
+        return
+    for r in range(3):
+        for k in range(4):
+            T_base_tip[r, k] = (G[n - 1, r, 0] * G_tip[0, k] + G[n - 1, r, 1] * G_tip[1, k]
+                                + G[n - 1, r, 2] * G_tip[2, k])
+        T_base_tip[r, 3] += G[n - 1, r, 3]
+    for j in range(n):
+        z0, z1, z2 = G[j, 0, 2], G[j, 1, 2], G[j, 2, 2]
+        if prismatic[j]:
+            J[0, j], J[1, j], J[2, j] = z0, z1, z2
+            J[3, j], J[4, j], J[5, j] = 0.0, 0.0, 0.0
+            continue
+        d0 = T_base_tip[0, 3] - G[j, 0, 3]
+        d1 = T_base_tip[1, 3] - G[j, 1, 3]
+        d2 = T_base_tip[2, 3] - G[j, 2, 3]
+        J[0, j] = z1 * d2 - z2 * d1
+        J[1, j] = z2 * d0 - z0 * d2
+        J[2, j] = z0 * d1 - z1 * d0
+        J[3, j], J[4, j], J[5, j] = z0, z1, z2
+
+
+@numba.njit(cache=True, nogil=True)
+def _tip_poses_and_jacobians(Q: np.ndarray, A: np.ndarray, prismatic: np.ndarray,
+                             G_tip: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Return ``T_base_tip`` (b, 4, 4) and ``J`` (b, 6, n) for the rows of ``Q`` (b, n)."""
+    count, n = Q.shape
+    G = np.empty((n, 3, 4))
+    T_base_tip = np.empty((count, 4, 4))
+    J = np.empty((count, 6, n))
+    for b in range(count):
+        tip_pose_and_jacobian_into(Q[b], A, prismatic, G_tip, G, T_base_tip[b], J[b])
+    return T_base_tip, J
+
+
+@numba.njit(cache=True, nogil=True)
+def _aligned_frames(Q: np.ndarray, A: np.ndarray, prismatic: np.ndarray) -> np.ndarray:
+    """Return the aligned frames (b, n, 3, 4) for the rows of ``Q`` (b, n)."""
+    G = np.empty((Q.shape[0], Q.shape[1], 3, 4))
+    for b in range(Q.shape[0]):
+        aligned_frames_into(Q[b], A, prismatic, G[b])
+    return G
+
+
 class ChainKinematics:
     """
     Precomputed, read-only kinematic data of a chain; methods allocate their outputs.
@@ -45,8 +137,9 @@ class ChainKinematics:
     Internally each joint frame is rotated by a constant ``C_j`` (``C_j e_z = a_j``) so every
     joint moves about or along its local z axis: with ``A_j = C_{j-1}^T T_prev_joint_j C_j``
     the aligned frames are ``G_j = G_{j-1} A_j Rz(q_j)`` (or ``Tz(q_j)``), the child link
-    frames ``T_base_j = G_j C_j^T`` and ``z_j`` is simply column 2 of ``G_j``. The running
-    product is an inclusive prefix scan done in ``ceil(log2 n)`` batched matrix products.
+    frames ``T_base_j = G_j C_j^T`` and ``z_j`` is simply column 2 of ``G_j``. The loops are
+    compiled with numba (:func:`tip_pose_and_jacobian_into`); the arrays ``A`` (n, 3, 4),
+    ``prismatic`` (n,) and ``G_tip`` (4, 4) are what the compiled IK solver uses too.
     """
 
     def __init__(self, chain: Chain) -> None:
@@ -63,54 +156,18 @@ class ChainKinematics:
         for j, joint in enumerate(chain.joints):
             A[j] = C_previous_inverse @ joint.T_prev_joint @ C[j]
             C_previous_inverse = C_inverse[j]
-        # A Rz(q) = A_constant + [cos q, sin q] @ A_trig (per joint, flattened to 16),
-        # and A Tz(q) = A_constant + A_slide q (cos q = 1, sin q = 0 for prismatic joints).
-        A_cos = np.zeros((n, 4, 4))
-        A_cos[:, :, :2] = A[:, :, :2]
-        A_sin = np.zeros((n, 4, 4))
-        A_sin[:, :, 0] = A[:, :, 1]
-        A_sin[:, :, 1] = -A[:, :, 0]
-        self._A_trig = np.stack([A_cos.reshape(n, 16), A_sin.reshape(n, 16)], axis=1)
-        A_constant = A.copy()
-        A_constant[:, :, :2] = 0.0
-        self._A_constant = A_constant.reshape(n, 16)
-        A_slide = np.zeros((n, 4, 4))
-        A_slide[:, :, 3] = A[:, :, 2]
-        self._A_slide = A_slide.reshape(n, 16)
-        # sin(q + pi/2) = cos(q): one call gives both.
-        self._trig_phase = np.array([0.5 * np.pi, 0.0])
+        self.A = np.ascontiguousarray(A[:, :3, :])
+        self.prismatic = chain.is_prismatic
+        self.G_tip = C_previous_inverse @ chain.T_last_tip
         self._C_inverse = C_inverse
-        self._G_tip = C_previous_inverse @ chain.T_last_tip
-        self._prismatic = chain.is_prismatic
-        self._rotating = ~self._prismatic
-        self._any_prismatic = bool(self._prismatic.any())
-        self._scan_steps = [step for step in (1, 2, 4, 8, 16, 32, 64) if step < n]
-        if n > 128:
-            raise ValueError(f'chains of more than 128 joints are not supported, got {n}')
 
-    def _aligned_frames(self, q: np.ndarray) -> np.ndarray:
-        """Return the aligned joint frames ``G_j`` (..., n, 4, 4) in the base frame."""
-        q = np.asarray(q, dtype=float)
-        q_rotation = q * self._rotating if self._any_prismatic else q
-        cos_sin = np.sin(q_rotation[..., None, None] + self._trig_phase)
-        G = (cos_sin @ self._A_trig)[..., 0, :]
-        G += self._A_constant
-        if self._any_prismatic:
-            G += self._A_slide * (q * self._prismatic)[..., None]
-        G = G.reshape(q.shape + (4, 4))
-        for step in self._scan_steps:
-            G[..., step:, :, :] = G[..., :-step, :, :] @ G[..., step:, :, :]
-        return G
-
-    def _tip_from_aligned(self, G: np.ndarray, q_shape: Tuple[int, ...]) -> np.ndarray:
-        """Return ``T_base_tip = G_n C_n^T T_last_tip`` (the base-to-tip chain if n = 0)."""
-        if self.n_joints == 0:
-            return np.broadcast_to(self._G_tip, q_shape[:-1] + (4, 4)).copy()
-        return G[..., -1, :, :] @ self._G_tip
+    def _rows(self, q: np.ndarray) -> np.ndarray:
+        """Return ``q`` (..., n) as a contiguous float (b, n) array."""
+        return np.ascontiguousarray(np.reshape(q, (-1, self.n_joints)), dtype=float)
 
     def tip_pose(self, q: np.ndarray) -> np.ndarray:
         """Return ``T_base_tip`` (..., 4, 4) for joint vectors ``q`` (..., n)."""
-        return self._tip_from_aligned(self._aligned_frames(q), np.shape(q))
+        return self.tip_pose_and_jacobian(q)[0]
 
     def link_poses(self, q: np.ndarray) -> np.ndarray:
         """
@@ -118,24 +175,19 @@ class ChainKinematics:
 
         Entry ``j + 1`` is ``T_base_j = G_j C_j^T``, joint j's child link after its motion.
         """
-        T_base_joints = self._aligned_frames(q) @ self._C_inverse
-        identity = np.broadcast_to(np.eye(4), T_base_joints.shape[:-3] + (1, 4, 4))
-        return np.concatenate([identity, T_base_joints], axis=-3)
+        rows = self._rows(q)
+        poses = np.zeros((len(rows), self.n_joints + 1, 4, 4))
+        poses[:, :, 3, 3] = 1.0
+        poses[:, 0] = np.eye(4)
+        poses[:, 1:, :3, :] = _aligned_frames(rows, self.A, self.prismatic) @ self._C_inverse
+        return poses.reshape(np.shape(q)[:-1] + poses.shape[1:])
 
     def tip_pose_and_jacobian(self, q: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """Return ``(T_base_tip (..., 4, 4), J (..., 6, n))`` from one walk of the chain."""
-        G = self._aligned_frames(q)
-        T_base_tip = self._tip_from_aligned(G, np.shape(q))
-        z = G[..., :3, 2]
-        d = T_base_tip[..., None, :3, 3] - G[..., :3, 3]
-        # (z x d)_i = eps_ijk z_j d_k: the outer product z d^T contracted with Levi-Civita.
-        linear = (z[..., :, None] * d[..., None, :]).reshape(z.shape[:-1] + (9,)) @ _LEVI_CIVITA
-        J = np.swapaxes(np.concatenate([linear, z], axis=-1), -1, -2)
-        if self._any_prismatic:
-            J = J.copy()
-            J[..., :3, self._prismatic] = np.swapaxes(z[..., self._prismatic, :], -1, -2)
-            J[..., 3:, self._prismatic] = 0.0
-        return T_base_tip, J
+        T_base_tip, J = _tip_poses_and_jacobians(self._rows(q), self.A, self.prismatic,
+                                                 self.G_tip)
+        batch_shape = np.shape(q)[:-1]
+        return T_base_tip.reshape(batch_shape + (4, 4)), J.reshape(batch_shape + J.shape[1:])
 
     def jacobian(self, q: np.ndarray) -> np.ndarray:
         """Return the geometric Jacobian ``J`` (..., 6, n) in the base frame."""

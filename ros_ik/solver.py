@@ -1,25 +1,16 @@
 """
-Iterative inverse kinematics with singularity-aware damped least squares (pure numpy).
+Inverse kinematics with singularity-aware damped least squares and random restarts.
 
 Frames and units: target and tip poses are ``T_base_*`` (4x4, metres) in the chain's base
 frame; the task error is ``e = [p_target - p_tip; log(R_target R_tip^T)]`` (m; rad),
 linear part first. Selected rows ``mask`` are weighted by ``w = (1, 1, 1, k, k, k)`` with
 ``k = orientation_weight`` (m/rad), so the solver minimises ``|W e|^2``.
 
-One iteration, for every configuration in the batch at once:
-
-1. ``dq = J_w^T (J_w J_w^T + lam^2 I)^-1 W e`` (:mod:`ros_ik.damped_least_squares`), with
-   joints held that sit at a bound and push outward (re-solved without them). The
-   singularity damping ``lam^2(sigma_min)`` is scaled by ``min(1, |W e| / e_ref)``
-   (Levenberg-Marquardt style), so a solution next to a singularity is still reached at
-   a Gauss-Newton rate while large errors near singularities stay damped;
-2. trust region: ``dq`` scaled so ``max |dq_j| <= radius`` (rad or m);
-3. scaled to the joint limits, keeping its direction; full-turn joints wrap instead
-   (:mod:`ros_ik.joint_limits`);
-4. accepted if ``|W e|`` decreased (radius doubles, up to ``max_step``), else rejected
-   (radius / 4). ``batch_size`` attempts run side by side: the seed and random
-   configurations from the central 80 % of each joint range; an attempt that stalls is
-   replaced by a new random one.
+An attempt iterates trust-region damped least-squares steps from one start configuration
+(:mod:`ros_ik.ik_attempt`, compiled with numba, typically 5-50 us). The first attempt
+starts at the seed; when an attempt stalls or runs out of iterations the next one starts
+from a random configuration drawn from the central 80 % of each joint range (attempts
+started at a limit mostly stall there), until the time budget is used.
 
 The search ends at the first solution (``solution_choice='first'``) or, for
 ``'closest'``, when the time budget is used, keeping the solution nearest the seed.
@@ -33,10 +24,11 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from ros_ik.chain import Chain
-from ros_ik.damped_least_squares import damped_step, DampingSchedule
+from ros_ik.damped_least_squares import DampingSchedule
+from ros_ik.ik_attempt import AttemptProblem, AttemptSettings, damping_at, run_attempt
 from ros_ik.joint_limits import JointLimits
 from ros_ik.kinematics import ChainKinematics
-from ros_ik.transforms import pose_error, rotation_vector
+from ros_ik.transforms import pose_error
 
 FULL_POSE = (True, True, True, True, True, True)
 POSITION_ONLY = (True, True, True, False, False, False)
@@ -47,7 +39,15 @@ RESTART_RANGE_FRACTION = 0.8
 
 @dataclass(frozen=True)
 class IkOptions:
-    """Tunable solver settings; tolerances in m and rad, time in s."""
+    """
+    Tunable solver settings; tolerances in m and rad, time in s.
+
+    ``damping_error_scale`` is ``e_ref`` (m): the singularity damping is scaled by
+    ``min(1, |W e|^2 / e_ref^2)``. ``max_step`` caps the trust radius (rad or m per joint and
+    iteration). An attempt ends after ``max_iterations_per_attempt`` iterations or after
+    ``stall_iterations`` without a 1 % cost decrease; ``max_attempts`` (None: only the time
+    budget) bounds the attempts.
+    """
 
     position_tolerance: float = 1e-6
     orientation_tolerance: float = 1e-5
@@ -59,7 +59,6 @@ class IkOptions:
     time_budget: float = 0.005
     max_iterations_per_attempt: int = 60
     stall_iterations: int = 6
-    batch_size: int = 8
     max_attempts: Optional[int] = None
     solution_choice: str = 'first'
     random_seed: int = 0
@@ -75,8 +74,8 @@ class IkOptions:
                      'max_step', 'time_budget', 'damping_error_scale'):
             if not getattr(self, name) > 0.0:
                 raise ValueError(f'{name} must be positive, got {getattr(self, name)}')
-        if self.batch_size < 1 or self.max_iterations_per_attempt < 1:
-            raise ValueError('batch_size and max_iterations_per_attempt must be >= 1')
+        if self.max_iterations_per_attempt < 1 or self.stall_iterations < 1:
+            raise ValueError('max_iterations_per_attempt and stall_iterations must be >= 1')
 
     @property
     def row_weights(self) -> np.ndarray:
@@ -87,7 +86,13 @@ class IkOptions:
 
 @dataclass(frozen=True)
 class IkResult:
-    """Outcome of one solve; ``q`` is always finite and within the joint limits."""
+    """
+    Outcome of one solve; ``q`` is always finite and within the joint limits.
+
+    ``iterations`` counts damped steps over all attempts; ``sigma_min`` and ``damping`` are
+    those of the step the solver would take at ``q``; ``time`` in s; ``reason`` is empty on
+    success.
+    """
 
     q: np.ndarray
     success: bool
@@ -99,22 +104,6 @@ class IkResult:
     damping: float
     time: float
     reason: str
-
-
-@dataclass
-class _Batch:
-    """Per-attempt scratch state of the configurations iterated side by side."""
-
-    q: np.ndarray
-    error: np.ndarray
-    J_task: np.ndarray
-    cost: np.ndarray
-    radius: np.ndarray
-    iterations: np.ndarray
-    stalled_for: np.ndarray
-
-
-BATCH_FIELDS = ('q', 'error', 'J_task', 'cost', 'radius', 'iterations', 'stalled_for')
 
 
 class IkSolver:
@@ -161,125 +150,66 @@ class IkSolver:
         start = time.perf_counter()
         deadline = start + options.time_budget
         rng = np.random.default_rng(options.random_seed)
-        rows = np.flatnonzero(np.array(options.mask))
-        weights = options.row_weights
+        problem = self._problem(T_base_target, options)
+        settings = self._settings(options)
         q_seed = np.clip(np.asarray(q_seed, dtype=float), self._lower, self._upper)
-        q_start = np.vstack([q_seed, self._random_configurations(rng, options.batch_size - 1)])
-        batch = self._new_batch(q_start, T_base_target, rows, weights, options)
+        q_start = q_seed
         solutions: List[np.ndarray] = []
-        best_q, best_cost = batch.q[0].copy(), float(batch.cost[0])
-        iterations = restarts = 0
-        attempts = options.batch_size
-        last_sigma = last_damping = 0.0
+        best_q, best_cost = q_seed, np.inf
+        iterations = attempts = 0
         while True:
-            converged = self._converged(batch, rows, options)
-            for index in np.flatnonzero(converged):
-                solutions.append(batch.q[index].copy())
-            if solutions and options.solution_choice == 'first':
-                break
-            if time.perf_counter() >= deadline:
-                break
-            finished = converged | (batch.stalled_for >= options.stall_iterations) | (
-                batch.iterations >= options.max_iterations_per_attempt)
-            if finished.any():
-                index = int(np.argmin(batch.cost))
-                if batch.cost[index] < best_cost:
-                    best_q, best_cost = batch.q[index].copy(), float(batch.cost[index])
-                if options.max_attempts is not None and attempts >= options.max_attempts:
+            q, cost, used, converged = run_attempt(q_start, problem, settings)
+            iterations += used
+            attempts += 1
+            if converged:
+                solutions.append(q)
+                if options.solution_choice == 'first':
                     break
-                new_rows = options.batch_size - len(batch.q) + int(finished.sum())
-                kept = ~finished
-                q_new = self._random_configurations(rng, new_rows)
-                restarts += new_rows
-                attempts += new_rows
-                batch = self._merge(batch, kept, q_new, T_base_target, rows, weights, options)
-            last_sigma, last_damping = self._iterate(batch, T_base_target, rows, weights,
-                                                     options)
-            iterations += 1
-        return self._result(solutions, best_q, best_cost, batch, q_seed, T_base_target,
-                            options, iterations, restarts, time.perf_counter() - start,
-                            last_sigma, last_damping)
+            elif cost < best_cost:
+                best_q, best_cost = q, cost
+            if time.perf_counter() >= deadline or (
+                    options.max_attempts is not None and attempts >= options.max_attempts):
+                break
+            q_start = rng.uniform(self._sample_lower, self._sample_upper)
+        q = self._choose(solutions, q_seed) if solutions else best_q
+        q = self.limits.wrap_continuous(q)
+        sigma_min, damping = damping_at(q, problem, settings)
+        position_error, orientation_error = self._pose_errors(q, T_base_target, options)
+        reason = '' if solutions else self._failure_reason(
+            q, T_base_target, position_error, orientation_error)
+        return IkResult(q=q, success=bool(solutions), iterations=iterations,
+                        restarts=attempts - 1, position_error=position_error,
+                        orientation_error=orientation_error, sigma_min=sigma_min,
+                        damping=damping, time=time.perf_counter() - start, reason=reason)
 
-    def _random_configurations(self, rng: np.random.Generator, count: int) -> np.ndarray:
-        """Return ``count`` configurations drawn uniformly within the limits (count, n)."""
-        return rng.uniform(self._sample_lower, self._sample_upper,
-                           size=(count, self.chain.n_joints))
+    def _problem(self, T_base_target: np.ndarray, options: IkOptions) -> AttemptProblem:
+        """Return the arrays the compiled attempt needs for this target and mask."""
+        return AttemptProblem(
+            A=self.kinematics.A, prismatic=self.kinematics.prismatic,
+            G_tip=self.kinematics.G_tip, lower=self._lower, upper=self._upper,
+            wraps=self.limits.wraps_in_range,
+            T_base_target=np.ascontiguousarray(T_base_target, dtype=float),
+            rows=np.flatnonzero(np.array(options.mask)), weights=options.row_weights)
 
-    def _task_error_and_jacobian(self, q: np.ndarray, T_base_target: np.ndarray,
-                                 rows: np.ndarray, weights: np.ndarray
-                                 ) -> Tuple[np.ndarray, np.ndarray]:
-        """Return ``W e`` (b, m) and ``W J`` (b, m, n) of the selected rows at ``q`` (b, n)."""
-        T_base_tip, J = self.kinematics.tip_pose_and_jacobian(q)
-        error = np.empty((len(q), 6))
-        error[:, :3] = T_base_target[:3, 3] - T_base_tip[:, :3, 3]
-        error[:, 3:] = rotation_vector(T_base_target[:3, :3]
-                                       @ np.swapaxes(T_base_tip[:, :3, :3], -1, -2))
-        if len(rows) < 6:
-            error, J = error[:, rows], J[:, rows, :]
-        if (weights != 1.0).any():
-            error, J = error * weights, J * weights[:, None]
-        return error, J
-
-    def _new_batch(self, q: np.ndarray, T_base_target: np.ndarray, rows: np.ndarray,
-                   weights: np.ndarray, options: IkOptions) -> _Batch:
-        """Return fresh scratch state for starting configurations ``q`` (b, n)."""
-        error, J_task = self._task_error_and_jacobian(q, T_base_target, rows, weights)
-        count = len(q)
-        return _Batch(q=q, error=error, J_task=J_task,
-                      cost=np.einsum('bi,bi->b', error, error),
-                      radius=np.full(count, options.max_step),
-                      iterations=np.zeros(count, dtype=int),
-                      stalled_for=np.zeros(count, dtype=int))
-
-    def _merge(self, batch: _Batch, kept: np.ndarray, q_new: np.ndarray,
-               T_base_target: np.ndarray, rows: np.ndarray, weights: np.ndarray,
-               options: IkOptions) -> _Batch:
-        """Keep the unfinished attempts of ``batch`` and append fresh ones from ``q_new``."""
-        fresh = self._new_batch(q_new, T_base_target, rows, weights, options)
-        return _Batch(*(np.concatenate([getattr(batch, name)[kept], getattr(fresh, name)])
-                        for name in BATCH_FIELDS))
-
-    def _iterate(self, batch: _Batch, T_base_target: np.ndarray, rows: np.ndarray,
-                 weights: np.ndarray, options: IkOptions) -> Tuple[float, float]:
-        """Take one trust-region DLS step for every attempt in ``batch`` (in place)."""
-        damping_scale = np.minimum(1.0, np.sqrt(batch.cost) / options.damping_error_scale)
-        step = damped_step(batch.J_task, batch.error, options.damping,
-                           damping_scale=damping_scale)
-        held = self.limits.outward_at_bound(batch.q, step.dq)
-        dq = step.dq
-        rows_holding = np.flatnonzero(held.any(axis=1))
-        if rows_holding.size:
-            resolved = damped_step(batch.J_task[rows_holding], batch.error[rows_holding],
-                                   options.damping, active=~held[rows_holding],
-                                   damping_scale=damping_scale[rows_holding])
-            dq[rows_holding] = resolved.dq
-        largest = np.abs(dq).max(axis=1)
-        dq = dq * np.minimum(1.0, batch.radius / np.maximum(largest, 1e-300))[:, None]
-        q_trial = self.limits.apply_step(batch.q, dq)
-        trial_error, trial_J = self._task_error_and_jacobian(q_trial, T_base_target, rows,
-                                                             weights)
-        trial_cost = np.einsum('bi,bi->b', trial_error, trial_error)
-        accepted = trial_cost < batch.cost
-        progressing = accepted & (trial_cost < 0.99 * batch.cost)
-        batch.q[accepted] = q_trial[accepted]
-        batch.error[accepted] = trial_error[accepted]
-        batch.J_task[accepted] = trial_J[accepted]
-        batch.cost[accepted] = trial_cost[accepted]
-        batch.radius = np.where(accepted, np.minimum(2.0 * batch.radius, options.max_step),
-                                0.25 * batch.radius)
-        batch.stalled_for = np.where(progressing, 0, batch.stalled_for + 1)
-        batch.iterations += 1
-        return float(step.sigma_min[0]), float(step.damping[0])
-
-    def _converged(self, batch: _Batch, rows: np.ndarray, options: IkOptions) -> np.ndarray:
-        """Return which attempts meet both tolerances, from their weighted task errors."""
-        squared = batch.error * batch.error
-        n_position = int(np.count_nonzero(rows < 3))
-        position_squared = squared[:, :n_position].sum(axis=1)
-        orientation_squared = squared[:, n_position:].sum(axis=1)
+    @staticmethod
+    def _settings(options: IkOptions) -> AttemptSettings:
+        """Return the scalar settings of an attempt, tolerances on the weighted errors."""
         orientation_limit = options.orientation_tolerance * options.orientation_weight
-        return ((position_squared <= options.position_tolerance ** 2)
-                & (orientation_squared <= orientation_limit ** 2))
+        return AttemptSettings(
+            singular_value_threshold=options.damping.singular_value_threshold,
+            max_damping=options.damping.max_damping,
+            damping_error_scale=options.damping_error_scale, max_step=options.max_step,
+            position_tolerance_squared=options.position_tolerance ** 2,
+            orientation_tolerance_squared=orientation_limit ** 2,
+            n_position_rows=int(np.count_nonzero(options.mask[:3])),
+            max_iterations=options.max_iterations_per_attempt,
+            stall_iterations=options.stall_iterations)
+
+    def _choose(self, solutions: List[np.ndarray], q_seed: np.ndarray) -> np.ndarray:
+        """Return the solution nearest the seed (sum of joint distances, turns wrapped)."""
+        candidates = np.array(solutions)
+        distance = np.abs(self.limits.wrap_continuous(candidates - q_seed))
+        return candidates[int(np.argmin(distance.sum(axis=1)))]
 
     def _pose_errors(self, q: np.ndarray, T_base_target: np.ndarray,
                      options: IkOptions) -> Tuple[float, float]:
@@ -287,27 +217,6 @@ class IkSolver:
         e_p, e_o = pose_error(T_base_target, self.kinematics.tip_pose(q))
         mask = np.array(options.mask)
         return float(np.linalg.norm(e_p * mask[:3])), float(np.linalg.norm(e_o * mask[3:]))
-
-    def _result(self, solutions: List[np.ndarray], best_q: np.ndarray, best_cost: float,
-                batch: _Batch, q_seed: np.ndarray, T_base_target: np.ndarray,
-                options: IkOptions, iterations: int, restarts: int, elapsed: float,
-                sigma_min: float, damping: float) -> IkResult:
-        """Pick the reported configuration and explain a failure."""
-        if solutions:
-            candidates = np.array(solutions)
-            distance = np.abs(self.limits.wrap_continuous(candidates - q_seed))
-            q = candidates[int(np.argmin(distance.sum(axis=1)))]
-        else:
-            index = int(np.argmin(batch.cost))
-            q = batch.q[index] if batch.cost[index] < best_cost else best_q
-        q = self.limits.wrap_continuous(q)
-        position_error, orientation_error = self._pose_errors(q, T_base_target, options)
-        reason = '' if solutions else self._failure_reason(
-            q, T_base_target, position_error, orientation_error)
-        return IkResult(q=q, success=bool(solutions), iterations=iterations,
-                        restarts=restarts, position_error=position_error,
-                        orientation_error=orientation_error, sigma_min=sigma_min,
-                        damping=damping, time=elapsed, reason=reason)
 
     def out_of_reach_reason(self, T_base_target: np.ndarray, position_error: float) -> str:
         """Return why the target's position is provably out of reach, or '' if it may not be."""

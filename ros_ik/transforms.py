@@ -1,5 +1,5 @@
 """
-Rigid-body rotation helpers (pure numpy).
+Rigid-body rotation helpers (numpy; the rotation-vector log map compiled with numba).
 
 Conventions used throughout ros_ik:
 
@@ -14,11 +14,10 @@ Functions accept a leading batch shape where noted (``...``).
 
 from typing import Tuple
 
+import numba
 import numpy as np
 
 SMALL_ANGLE = 1e-8
-_VEE_ROWS = np.array([2, 0, 1])
-_VEE_COLUMNS = np.array([1, 2, 0])
 
 
 def skew(v: np.ndarray) -> np.ndarray:
@@ -88,43 +87,53 @@ def matrix_to_quaternion(R: np.ndarray) -> np.ndarray:
     return q / np.linalg.norm(q)
 
 
-def rotation_vector(R: np.ndarray) -> np.ndarray:
+@numba.njit(cache=True, nogil=True)
+def rotation_vector_into(R: np.ndarray, r: np.ndarray) -> None:
     """
-    Return the rotation vector ``r = angle * axis`` of rotation matrices ``R`` (..., 3, 3).
+    Write the rotation vector ``r = angle * axis`` (3,) of a rotation matrix ``R`` (3, 3).
 
     This is the matrix logarithm ``log(R) = [r]x`` with ``angle`` in [0, pi]. With
     ``v = vee(R - R^T) = 2 sin(angle) axis`` and ``cos(angle) = (trace R - 1) / 2``,
     ``angle = atan2(|v| / 2, cos(angle))`` and ``r = angle v / |v|`` (``v / 2`` as
-    ``angle -> 0``). Near pi ``|v|`` vanishes, so the axis is taken from
-    ``(R + I) / 2 = a a^T`` instead, its sign fixed by ``v``.
+    ``angle -> 0``). Near pi ``|v|`` vanishes, so the axis is taken from the largest column
+    of ``(R + I) / 2 = a a^T`` instead, its sign fixed by ``v``.
     """
-    R = np.asarray(R, dtype=float)
-    D = R - np.swapaxes(R, -1, -2)
-    vee = D[..., _VEE_ROWS, _VEE_COLUMNS]
-    twice_sin = np.sqrt((vee * vee).sum(axis=-1))
-    cos_angle = (R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2] - 1.0) * 0.5
+    v0, v1, v2 = R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]
+    twice_sin = np.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
+    cos_angle = (R[0, 0] + R[1, 1] + R[2, 2] - 1.0) * 0.5
     angle = np.arctan2(0.5 * twice_sin, cos_angle)
-    factor = np.where(twice_sin > 1e-12, angle / np.maximum(twice_sin, 1e-300), 0.5)
-    r = vee * factor[..., None]
-    near_pi = (twice_sin < 1e-6) & (cos_angle < 0.0)
-    if np.any(near_pi):
-        r_flat, R_flat = r.reshape(-1, 3), R.reshape(-1, 3, 3)
-        vee_flat, angle_flat = vee.reshape(-1, 3), np.reshape(angle, -1)
-        for i in np.flatnonzero(near_pi):
-            r_flat[i] = _axis_near_pi(R_flat[i], vee_flat[i]) * angle_flat[i]
-        r = r_flat.reshape(r.shape)
+    if twice_sin < 1e-6 and cos_angle < 0.0:
+        i = 0
+        for k in range(1, 3):
+            if R[k, k] > R[i, i]:
+                i = k
+        a0 = 0.5 * (R[0, i] + (1.0 if i == 0 else 0.0))
+        a1 = 0.5 * (R[1, i] + (1.0 if i == 1 else 0.0))
+        a2 = 0.5 * (R[2, i] + (1.0 if i == 2 else 0.0))
+        # trace((R + I) / 2) >= 1, so the largest column has norm >= 1/3.
+        factor = angle / np.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+        if a0 * v0 + a1 * v1 + a2 * v2 < 0.0:
+            factor = -factor
+        r[0], r[1], r[2] = a0 * factor, a1 * factor, a2 * factor
+        return
+    factor = angle / twice_sin if twice_sin > 1e-12 else 0.5
+    r[0], r[1], r[2] = v0 * factor, v1 * factor, v2 * factor
+
+
+@numba.njit(cache=True, nogil=True)
+def _rotation_vectors(R: np.ndarray) -> np.ndarray:
+    """Return the rotation vectors (b, 3) of rotation matrices ``R`` (b, 3, 3)."""
+    r = np.empty((R.shape[0], 3))
+    for b in range(R.shape[0]):
+        rotation_vector_into(R[b], r[b])
     return r
 
 
-def _axis_near_pi(R: np.ndarray, vee: np.ndarray) -> np.ndarray:
-    """Return the unit axis of a rotation by nearly pi from ``(R + I) / 2 = a a^T``."""
-    B = 0.5 * (R + np.eye(3))
-    i = int(np.argmax(np.diag(B)))
-    axis = B[:, i] / np.sqrt(max(B[i, i], SMALL_ANGLE))
-    axis /= np.linalg.norm(axis)
-    if np.dot(axis, vee) < 0.0:
-        axis = -axis
-    return axis
+def rotation_vector(R: np.ndarray) -> np.ndarray:
+    """Return the rotation vectors (..., 3) of rotation matrices ``R`` (..., 3, 3)."""
+    R = np.asarray(R, dtype=float)
+    return _rotation_vectors(np.ascontiguousarray(R.reshape(-1, 3, 3))).reshape(
+        R.shape[:-2] + (3,))
 
 
 def rotation_vector_to_matrix(r: np.ndarray) -> np.ndarray:

@@ -11,10 +11,17 @@ os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
 os.environ['ROS_DOMAIN_ID'] = str(random.SystemRandom().randint(1, 100))
 
 from ros_ik.bundled_arms import BUNDLED_ARMS, bundled_urdf_path  # noqa: E402
+from ros_ik.kernel_warm_up import warm_up_kernels  # noqa: E402
 from ros_ik.kinematics import ChainKinematics  # noqa: E402
 from ros_ik.urdf_loader import load_urdf_file  # noqa: E402
 
 MANIPULATOR_ARMS = ('ur5', 'panda')
+
+
+@pytest.fixture(scope='session', autouse=True)
+def compiled_kernels() -> None:
+    """Compile or load the numba kernels before any test, so no test times a compilation."""
+    warm_up_kernels()
 
 
 def load_bundled_chain(name: str):

@@ -10,7 +10,7 @@ CORE_MODULES = ('transforms', 'errors', 'chain', 'urdf_loader', 'kinematics',
                 'manipulability', 'damped_least_squares', 'joint_limits', 'solver',
                 'bundled_arms', 'arm_selection', 'report', 'servo', 'target_input',
                 'joint_state_input', 'throttled_log', 'arm_model', 'launch_support',
-                'goal_modes', 'demo_plan')
+                'goal_modes', 'demo_plan', 'symmetric_eigen', 'ik_attempt', 'kernel_warm_up')
 REPOSITORY_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
