@@ -1,4 +1,4 @@
-"""Everything the node computes with for one arm, built once from the URDF (no rclpy)."""
+"""Everything the node computes with for one arm, built once from the URDF (no ROS imports)."""
 
 from dataclasses import dataclass
 from typing import Sequence, Tuple

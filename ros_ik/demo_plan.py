@@ -1,5 +1,5 @@
 """
-The demo's scripted targets and its offline damped-vs-undamped replay (no rclpy).
+The demo's scripted targets and its offline damped-vs-undamped replay (core: no ROS imports).
 
 Targets are derived from the arm itself, so any URDF works: poses near the home pose, a
 near-singular configuration found near them (the "stretch", sigma_min = 0.01), a point

@@ -1,5 +1,5 @@
 """
-Validation of incoming IK targets and resolution of their frames (no rclpy).
+Validation of incoming IK targets and resolution of their frames (core: no ROS imports).
 
 A target arrives as position ``(x, y, z)`` (m) and, for poses, quaternion ``(x, y, z, w)``
 in frame ``frame_id``. Frames ros_ik resolves with its own FK: the chain's base (also an
