@@ -159,15 +159,29 @@ def run_attempt(q_start: np.ndarray, problem: AttemptProblem, settings: AttemptS
 
 
 @numba.njit(cache=True, nogil=True)
-def damping_at(q: np.ndarray, problem: AttemptProblem, settings: AttemptSettings
-               ) -> Tuple[float, float]:
-    """Return ``(sigma_min, lam)`` of the damped step the solver would take at ``q`` (n,)."""
+def errors_and_damping_at(q: np.ndarray, problem: AttemptProblem, settings: AttemptSettings
+                          ) -> Tuple[float, float, float, float]:
+    """
+    Return the final report at ``q`` (n,): errors and the damping the solver would use.
+
+    ``(|e_p|, |e_o|, sigma_min, lam)``: unweighted position (m) and orientation (rad) error
+    norms over the selected rows, and ``sigma_min``, ``lam`` of the damped step at ``q``.
+    """
     n, m = q.shape[0], problem.rows.shape[0]
-    error, J_task = np.empty(m), np.empty((m, n))
+    error, J_task, full_error = np.empty(m), np.empty((m, n)), np.empty(6)
     cost = task_error_and_jacobian_into(q, problem, np.empty((n, 3, 4)), np.empty((4, 4)),
-                                        np.empty((6, n)), np.empty((3, 3)), np.empty(6),
+                                        np.empty((6, n)), np.empty((3, 3)), full_error,
                                         error, J_task)
-    return damped_step_into(J_task, error, np.ones(n, dtype=np.bool_),
-                            settings.singular_value_threshold, settings.max_damping,
-                            min(1.0, cost / settings.damping_error_scale ** 2),
-                            np.empty(n))
+    position_squared = 0.0
+    orientation_squared = 0.0
+    for i in range(m):
+        row = problem.rows[i]
+        if row < 3:
+            position_squared += full_error[row] * full_error[row]
+        else:
+            orientation_squared += full_error[row] * full_error[row]
+    sigma_min, damping = damped_step_into(
+        J_task, error, np.ones(n, dtype=np.bool_), settings.singular_value_threshold,
+        settings.max_damping, min(1.0, cost / settings.damping_error_scale ** 2),
+        np.empty(n))
+    return np.sqrt(position_squared), np.sqrt(orientation_squared), sigma_min, damping

@@ -104,4 +104,6 @@ class JointLimits:
 
     def wrap_continuous(self, q: np.ndarray) -> np.ndarray:
         """Wrap continuous joints to (-pi, pi]; other joints are returned unchanged."""
+        if not self.is_continuous.any():
+            return np.asarray(q)
         return np.where(self.is_continuous, np.pi - np.mod(np.pi - q, FULL_TURN), q)

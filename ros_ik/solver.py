@@ -25,10 +25,10 @@ import numpy as np
 
 from ros_ik.chain import Chain
 from ros_ik.damped_least_squares import DampingSchedule
-from ros_ik.ik_attempt import AttemptProblem, AttemptSettings, damping_at, run_attempt
+from ros_ik.ik_attempt import (AttemptProblem, AttemptSettings, errors_and_damping_at,
+                               run_attempt)
 from ros_ik.joint_limits import JointLimits
 from ros_ik.kinematics import ChainKinematics
-from ros_ik.transforms import pose_error
 
 FULL_POSE = (True, True, True, True, True, True)
 POSITION_ONLY = (True, True, True, False, False, False)
@@ -89,7 +89,8 @@ class IkResult:
     """
     Outcome of one solve; ``q`` is always finite and within the joint limits.
 
-    ``iterations`` counts damped steps over all attempts; ``sigma_min`` and ``damping`` are
+    ``iterations`` counts damped steps over all attempts; errors are unweighted norms over
+    the selected rows; ``sigma_min`` and ``damping`` are
     those of the step the solver would take at ``q``; ``time`` in s; ``reason`` is empty on
     success.
     """
@@ -149,7 +150,7 @@ class IkSolver:
         options = options or self.options
         start = time.perf_counter()
         deadline = start + options.time_budget
-        rng = np.random.default_rng(options.random_seed)
+        rng: Optional[np.random.Generator] = None
         problem = self._problem(T_base_target, options)
         settings = self._settings(options)
         q_seed = np.clip(np.asarray(q_seed, dtype=float), self._lower, self._upper)
@@ -170,11 +171,13 @@ class IkSolver:
             if time.perf_counter() >= deadline or (
                     options.max_attempts is not None and attempts >= options.max_attempts):
                 break
+            if rng is None:
+                rng = np.random.default_rng(options.random_seed)
             q_start = rng.uniform(self._sample_lower, self._sample_upper)
         q = self._choose(solutions, q_seed) if solutions else best_q
         q = self.limits.wrap_continuous(q)
-        sigma_min, damping = damping_at(q, problem, settings)
-        position_error, orientation_error = self._pose_errors(q, T_base_target, options)
+        position_error, orientation_error, sigma_min, damping = errors_and_damping_at(
+            q, problem, settings)
         reason = '' if solutions else self._failure_reason(
             q, T_base_target, position_error, orientation_error)
         return IkResult(q=q, success=bool(solutions), iterations=iterations,
@@ -207,16 +210,11 @@ class IkSolver:
 
     def _choose(self, solutions: List[np.ndarray], q_seed: np.ndarray) -> np.ndarray:
         """Return the solution nearest the seed (sum of joint distances, turns wrapped)."""
+        if len(solutions) == 1:
+            return solutions[0]
         candidates = np.array(solutions)
         distance = np.abs(self.limits.wrap_continuous(candidates - q_seed))
         return candidates[int(np.argmin(distance.sum(axis=1)))]
-
-    def _pose_errors(self, q: np.ndarray, T_base_target: np.ndarray,
-                     options: IkOptions) -> Tuple[float, float]:
-        """Return unweighted position (m) and orientation (rad) error norms on the mask."""
-        e_p, e_o = pose_error(T_base_target, self.kinematics.tip_pose(q))
-        mask = np.array(options.mask)
-        return float(np.linalg.norm(e_p * mask[:3])), float(np.linalg.norm(e_o * mask[3:]))
 
     def out_of_reach_reason(self, T_base_target: np.ndarray, position_error: float) -> str:
         """Return why the target's position is provably out of reach, or '' if it may not be."""

@@ -125,6 +125,24 @@ def test_solver_at_exact_singularity_takes_finite_steps():
     assert result.success and np.all(np.isfinite(result.q))
 
 
+@pytest.mark.parametrize('q_target', [(-1.026, 1.297, 2.864, 0.484, 2.905, 3.858),
+                                      (-5.891, 2.393, -0.408, -1.06, -3.142, 0.475)])
+def test_targets_next_to_a_singularity_are_solved_in_few_attempts(q_target):
+    """
+    Check targets with sigma_min < 1e-3 (UR5) are reached within three attempts.
+
+    The damping shrinks with the squared error, so it falls below sigma_min^2 before the
+    tolerance is reached; with a damping linear in the error these attempts crawled and
+    stalled (20 of 20 attempts failed on both targets).
+    """
+    chain = load_bundled_chain('ur5')
+    solver = IkSolver(chain, IkOptions(time_budget=10.0, max_attempts=3))
+    q_target = np.array(q_target)
+    assert np.linalg.svd(solver.kinematics.jacobian(q_target), compute_uv=False)[-1] < 1e-3
+    result = solver.solve(solver.kinematics.tip_pose(q_target), chain.middle_configuration())
+    assert result.success, result.reason
+
+
 def test_unreachable_target_reports_closest_point():
     """Check a target 5 m away from a 3.5 m arm: finite, failed, reason, distance 1.5 m."""
     chain = load_bundled_chain('planar_2link')
