@@ -5,6 +5,7 @@ from typing import Sequence, Tuple
 
 import numpy as np
 
+from ros_ik.bundled_arms import TASK_AXES
 from ros_ik.chain import Chain
 from ros_ik.joint_state_input import JointStateCache
 from ros_ik.kinematics import ChainKinematics
@@ -12,7 +13,7 @@ from ros_ik.servo import ServoController
 from ros_ik.solver import IkSolver
 from ros_ik.urdf_loader import load_urdf_string
 
-AXIS_ROWS = {'x': 0, 'y': 1, 'z': 2, 'rx': 3, 'ry': 4, 'rz': 5}
+AXIS_ROWS = {axis: row for row, axis in enumerate(TASK_AXES)}
 
 
 @dataclass

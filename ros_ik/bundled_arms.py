@@ -12,6 +12,8 @@ import sys
 from typing import Dict, Tuple
 
 PACKAGE_NAME = 'ros_ik'
+# Name of each task row, as the ``task_axes`` parameter spells it.
+TASK_AXES = ('x', 'y', 'z', 'rx', 'ry', 'rz')
 FULL_POSE_ROWS = (0, 1, 2, 3, 4, 5)
 HALF_PI = 0.5 * math.pi
 QUARTER_PI = 0.25 * math.pi
@@ -66,3 +68,8 @@ def bundled_urdf_path(arm_name: str) -> str:
     if arm_name not in BUNDLED_ARMS:
         raise KeyError(f'unknown arm "{arm_name}"; bundled arms: {", ".join(BUNDLED_ARMS)}')
     return os.path.join(urdf_directory(), BUNDLED_ARMS[arm_name].urdf_file)
+
+
+def task_axes_text(rows: Tuple[int, ...]) -> str:
+    """Return the ``task_axes`` parameter value for task ``rows``, e.g. ``'x y'``."""
+    return ' '.join(TASK_AXES[row] for row in rows)

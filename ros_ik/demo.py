@@ -22,11 +22,11 @@ from geometry_msgs.msg import PointStamped, PoseStamped
 import numpy as np
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from ros_ik.arm_selection import add_arm_arguments, load_selected_arm, SelectedArm
+from ros_ik.bundled_arms import task_axes_text
 from ros_ik.demo_plan import (plan_segments, replay_servo, Segment, singular_replay_target,
                               undamped_options)
 from ros_ik.errors import UrdfError
 from ros_ik.kinematics import ChainKinematics
-from ros_ik.launch_support import AXIS_NAMES
 from ros_ik.ros_messages import pose_message
 from ros_ik.ros_processes import NodeProcess, RosPeer
 from ros_ik.servo import ServoOptions
@@ -258,7 +258,7 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int) ->
     links = {'robot_description_file': arm.urdf_path, 'base_link': arm.chain.base_link,
              'tip_link': arm.chain.tip_link}
     home = '[' + ', '.join(repr(float(v)) for v in arm.home) + ']'
-    task_axes = ' '.join(AXIS_NAMES[row] for row in arm.task_rows)
+    task_axes = task_axes_text(arm.task_rows)
     os.makedirs(output_folder, exist_ok=True)
     logs = tempfile.mkdtemp(prefix='ros_ik_demo_')
     processes = [

@@ -8,9 +8,7 @@ imports) so it is testable without a ROS install.
 from dataclasses import dataclass
 import os
 
-from ros_ik.bundled_arms import BUNDLED_ARMS, FULL_POSE_ROWS
-
-AXIS_NAMES = ('x', 'y', 'z', 'rx', 'ry', 'rz')
+from ros_ik.bundled_arms import BUNDLED_ARMS, FULL_POSE_ROWS, task_axes_text
 
 
 @dataclass(frozen=True)
@@ -51,4 +49,4 @@ def resolve_arm(share_directory: str, arm: str, urdf_file: str, base_link: str,
     with open(path, encoding='utf-8') as urdf:
         text = urdf.read()
     return ArmSetup(urdf_path=path, urdf_text=text, base_link=base_link, tip_link=tip_link,
-                    task_axes=' '.join(AXIS_NAMES[row] for row in rows), home=tuple(home))
+                    task_axes=task_axes_text(rows), home=tuple(home))

@@ -12,11 +12,11 @@ from typing import Any, Dict, List, Optional, Tuple
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from ros_ik.bundled_arms import TASK_AXES
 from ros_ik.goal_modes import PLANAR_GOAL_MODES, POINT_ORIENTATIONS
 
 MODES = ('servo', 'solve')
 COMMAND_TYPES = ('joint_state', 'joint_trajectory', 'float64_multi_array')
-TASK_AXES = ('x', 'y', 'z', 'rx', 'ry', 'rz')
 
 
 @dataclass(frozen=True)
