@@ -101,22 +101,11 @@ def _transpose_times_into(J: np.ndarray, active: np.ndarray, y: np.ndarray,
 
 
 @numba.njit(cache=True, nogil=True)
-def damped_step_into(J: np.ndarray, error: np.ndarray, active: np.ndarray,
-                     singular_value_threshold: float, max_damping: float,
+def _eigen_step_into(J: np.ndarray, error: np.ndarray, active: np.ndarray, JJt: np.ndarray,
+                     rank: int, singular_value_threshold: float, max_damping: float,
                      damping_scale: float, dq: np.ndarray) -> Tuple[float, float]:
-    """
-    Write the damped step for ``J dq = error`` into ``dq`` (n,); return ``(sigma_min, lam)``.
-
-    ``J`` (m, n), ``error`` (m,), ``active`` (n,) bool: held joints (False) are left out of
-    ``J`` and get ``dq = 0``; ``damping_scale`` in [0, 1] multiplies ``lam^2`` (the IK solver
-    shrinks it with the error). With ``J J^T = U diag(sigma^2) U^T`` (ascending),
-    ``dq = J^T U diag(g) U^T e`` and ``g = 1 / (sigma^2 + lam^2)``; directions with
-    ``sigma^2`` structurally zero (below ``1e-12 sigma_max^2``: rows beyond the rank) get
-    ``g = 0`` since ``J^T u = 0`` there.
-    """
+    """Write the :func:`damped_step_into` step, given ``JJt = J_a J_a^T`` (overwritten)."""
     m = J.shape[0]
-    JJt = np.empty((m, m))
-    rank = max(_gram_into(J, active, JJt), 1)
     sigma_squared = np.empty(m)
     U = np.empty((m, m))
     symmetric_eigen_into(JJt, sigma_squared, U)
@@ -138,6 +127,26 @@ def damped_step_into(J: np.ndarray, error: np.ndarray, active: np.ndarray,
 
 
 @numba.njit(cache=True, nogil=True)
+def damped_step_into(J: np.ndarray, error: np.ndarray, active: np.ndarray,
+                     singular_value_threshold: float, max_damping: float,
+                     damping_scale: float, dq: np.ndarray) -> Tuple[float, float]:
+    """
+    Write the damped step for ``J dq = error`` into ``dq`` (n,); return ``(sigma_min, lam)``.
+
+    ``J`` (m, n), ``error`` (m,), ``active`` (n,) bool: held joints (False) are left out of
+    ``J`` and get ``dq = 0``; ``damping_scale`` in [0, 1] multiplies ``lam^2`` (the IK solver
+    shrinks it with the error). With ``J J^T = U diag(sigma^2) U^T`` (ascending),
+    ``dq = J^T U diag(g) U^T e`` and ``g = 1 / (sigma^2 + lam^2)``; directions with
+    ``sigma^2`` structurally zero (below ``1e-12 sigma_max^2``: rows beyond the rank) get
+    ``g = 0`` since ``J^T u = 0`` there.
+    """
+    JJt = np.empty((J.shape[0], J.shape[0]))
+    rank = max(_gram_into(J, active, JJt), 1)
+    return _eigen_step_into(J, error, active, JJt, rank, singular_value_threshold,
+                            max_damping, damping_scale, dq)
+
+
+@numba.njit(cache=True, nogil=True)
 def fast_damped_step_into(J: np.ndarray, error: np.ndarray, active: np.ndarray,
                           singular_value_threshold: float, max_damping: float,
                           damping_scale: float, dq: np.ndarray) -> None:
@@ -152,10 +161,11 @@ def fast_damped_step_into(J: np.ndarray, error: np.ndarray, active: np.ndarray,
     JJt = np.empty((m, m))
     L = np.empty((m, m))
     threshold_squared = singular_value_threshold * singular_value_threshold
-    if (_gram_into(J, active, JJt) < m or not _cholesky_into(JJt, threshold_squared, L)
+    rank = _gram_into(J, active, JJt)
+    if (rank < m or not _cholesky_into(JJt, threshold_squared, L)
             or not _cholesky_into(JJt, 0.0, L)):
-        damped_step_into(J, error, active, singular_value_threshold, max_damping,
-                         damping_scale, dq)
+        _eigen_step_into(J, error, active, JJt, max(rank, 1), singular_value_threshold,
+                         max_damping, damping_scale, dq)
         return
     y = np.empty(m)
     for i in range(m):

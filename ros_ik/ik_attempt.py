@@ -107,6 +107,12 @@ def _converged(error: np.ndarray, settings: AttemptSettings) -> bool:
 
 
 @numba.njit(cache=True, nogil=True)
+def _damping_scale(cost: float, settings: AttemptSettings) -> float:
+    """Return ``s = min(1, |W e|^2 / e_ref^2)``, the factor on the singularity damping."""
+    return min(1.0, cost / settings.damping_error_scale ** 2)
+
+
+@numba.njit(cache=True, nogil=True)
 def run_attempt(q_start: np.ndarray, problem: AttemptProblem, settings: AttemptSettings
                 ) -> Tuple[np.ndarray, float, int, bool]:
     """Iterate from ``q_start`` (n,); return ``(q, |W e|^2, iterations, converged)``."""
@@ -133,7 +139,7 @@ def run_attempt(q_start: np.ndarray, problem: AttemptProblem, settings: AttemptS
             return q, cost, iterations, True
         if stalled_for >= settings.stall_iterations or iterations >= settings.max_iterations:
             return q, cost, iterations, False
-        damping_scale = min(1.0, cost / settings.damping_error_scale ** 2)
+        damping_scale = _damping_scale(cost, settings)
         fast_damped_step_into(J_task, error, all_active, settings.singular_value_threshold,
                               settings.max_damping, damping_scale, dq)
         if held_at_bound_into(q, dq, problem.lower, problem.upper, problem.wraps, held):
@@ -182,6 +188,5 @@ def errors_and_damping_at(q: np.ndarray, problem: AttemptProblem, settings: Atte
             orientation_squared += full_error[row] * full_error[row]
     sigma_min, damping = damped_step_into(
         J_task, error, np.ones(n, dtype=np.bool_), settings.singular_value_threshold,
-        settings.max_damping, min(1.0, cost / settings.damping_error_scale ** 2),
-        np.empty(n))
+        settings.max_damping, _damping_scale(cost, settings), np.empty(n))
     return np.sqrt(position_squared), np.sqrt(orientation_squared), sigma_min, damping

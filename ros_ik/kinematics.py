@@ -37,6 +37,21 @@ def _rotation_taking_z_to(axis: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
+def _compose_into(P: np.ndarray, M: np.ndarray, out: np.ndarray) -> None:
+    """
+    Write the top rows of ``P M`` into ``out[:3]`` for rigid transforms ``P``, ``M``.
+
+    Only the top 3 rows of each are read (their bottom row is ``[0, 0, 0, 1]``):
+    ``R = R_P R_M`` and ``p = R_P p_M + p_P``. ``out`` must not share memory with either.
+    """
+    for r in range(3):
+        p0, p1, p2 = P[r, 0], P[r, 1], P[r, 2]
+        for k in range(4):
+            out[r, k] = p0 * M[0, k] + p1 * M[1, k] + p2 * M[2, k]
+        out[r, 3] += P[r, 3]
+
+
+@numba.njit(cache=True, nogil=True)
 def aligned_frames_into(q: np.ndarray, A: np.ndarray, prismatic: np.ndarray,
                         G: np.ndarray) -> None:
     """
@@ -61,12 +76,8 @@ def aligned_frames_into(q: np.ndarray, A: np.ndarray, prismatic: np.ndarray,
             local[r, 3] = A[j, r, 3] + slide * a2
         if j == 0:
             G[0] = local
-            continue
-        for r in range(3):
-            g0, g1, g2 = G[j - 1, r, 0], G[j - 1, r, 1], G[j - 1, r, 2]
-            for k in range(4):
-                G[j, r, k] = g0 * local[0, k] + g1 * local[1, k] + g2 * local[2, k]
-            G[j, r, 3] += G[j - 1, r, 3]
+        else:
+            _compose_into(G[j - 1], local, G[j])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -83,16 +94,10 @@ def tip_pose_and_jacobian_into(q: np.ndarray, A: np.ndarray, prismatic: np.ndarr
     """
     n = q.shape[0]
     aligned_frames_into(q, A, prismatic, G)
-    for r in range(4):
-        for k in range(4):
-            T_base_tip[r, k] = G_tip[r, k]
+    T_base_tip[:, :] = G_tip
     if n == 0:
         return
-    for r in range(3):
-        for k in range(4):
-            T_base_tip[r, k] = (G[n - 1, r, 0] * G_tip[0, k] + G[n - 1, r, 1] * G_tip[1, k]
-                                + G[n - 1, r, 2] * G_tip[2, k])
-        T_base_tip[r, 3] += G[n - 1, r, 3]
+    _compose_into(G[n - 1], G_tip, T_base_tip)
     for j in range(n):
         z0, z1, z2 = G[j, 0, 2], G[j, 1, 2], G[j, 2, 2]
         if prismatic[j]:
