@@ -1,7 +1,10 @@
 # Two entry points for a machine without a ROS install (see README):
-#   make demo   set up .venv, then run the closed-loop demo on the bundled arm
-#               (make demo ARGS="--arm panda --long" for options)
-#   make test   set up .venv, then run the whole test suite
+#   make demo       set up .venv, then run the closed-loop demo on the bundled arm
+#                   (make demo ARGS="--arm panda --long" for options)
+#   make test       set up .venv, then run the whole test suite (what CI runs)
+# and for development:
+#   make test-unit  the fast tests (test/unit: no DDS, no processes)
+#   make docs       regenerate config/ik.yaml and the README parameter table
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -11,7 +14,7 @@ ARGS ?=
 # Keep DDS discovery on this machine unless the user chose otherwise.
 export ROS_AUTOMATIC_DISCOVERY_RANGE ?= LOCALHOST
 
-.PHONY: test demo report bench lint install
+.PHONY: test test-unit demo report bench lint docs install
 
 $(STAMP): requirements.txt requirements-test.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,10 +26,16 @@ $(STAMP): requirements.txt requirements-test.txt
 # compiles the numba kernels once (about 15 s) into the installed package's cache.
 install: $(STAMP)
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation --force-reinstall .
-	$(BIN)/python -P -m ros_ik.kernel_warm_up
+	$(BIN)/python -P -m ros_ik.kinematics.kernel_warm_up
 
 test: install
 	$(BIN)/python -P -m pytest test
+
+test-unit: install
+	$(BIN)/python -P -m pytest test/unit
+
+docs: install
+	$(BIN)/python -P -m ros_ik.tools.parameter_docs .
 
 demo: install
 	$(BIN)/ros_ik_demo --headless $(ARGS)
@@ -42,4 +51,4 @@ bench: install
 	$(BIN)/python bench/bench_ik.py
 
 lint: install
-	$(BIN)/python -P -m pytest test/test_flake8.py test/test_pep257.py
+	$(BIN)/python -P -m pytest test/lint

@@ -15,7 +15,7 @@ def share(folder: str, pattern: str) -> tuple:
 
 setup(
     name=PACKAGE_NAME,
-    version='0.1.0',
+    version='0.2.0',
     packages=find_packages(exclude=['test', 'bench']),
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + PACKAGE_NAME]),
@@ -36,11 +36,11 @@ setup(
     license='Apache-2.0',
     entry_points={
         'console_scripts': [
-            'ik_node = ros_ik.ik_node:main',
-            'ros_ik_demo = ros_ik.demo:main',
-            'ros_ik_report = ros_ik.report:main',
-            'sim_arm = ros_ik.sim_arm:main',
-            'target_marker = ros_ik.target_marker:main',
+            'ik_node = ros_ik.node.ik_node:main',
+            'ros_ik_demo = ros_ik.tools.demo:main',
+            'ros_ik_report = ros_ik.tools.report:main',
+            'sim_arm = ros_ik.tools.sim_arm:main',
+            'target_marker = ros_ik.tools.target_marker:main',
         ],
     },
 )

@@ -27,13 +27,13 @@ import pinocchio
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from ros_ik.bundled_arms import BUNDLED_ARMS, bundled_urdf_path  # noqa: E402
-from ros_ik.chain import Chain  # noqa: E402
-from ros_ik.kernel_warm_up import warm_up_kernels  # noqa: E402
-from ros_ik.kinematics import ChainKinematics  # noqa: E402
-from ros_ik.solver import IkOptions, IkSolver  # noqa: E402
-from ros_ik.transforms import matrix_to_quaternion, pose_error  # noqa: E402
-from ros_ik.urdf_loader import load_urdf_file  # noqa: E402
+from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, bundled_urdf_path  # noqa: E402
+from ros_ik.kinematics.chain import Chain  # noqa: E402
+from ros_ik.kinematics.chain_kinematics import ChainKinematics  # noqa: E402
+from ros_ik.kinematics.ik_solver import IkOptions, IkSolver  # noqa: E402
+from ros_ik.kinematics.kernel_warm_up import warm_up_kernels  # noqa: E402
+from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error  # noqa: E402
+from ros_ik.kinematics.urdf_loader import load_urdf_file  # noqa: E402
 
 POSITION_CRITERION = 1e-5
 ROTATION_CRITERION = 1e-4
@@ -75,7 +75,7 @@ class PinocchioCheck:
 
 def ros_ik_solver(chain: Chain, budget: float) -> SolveFunction:
     """Return ros_ik's solve function (default options, ``budget`` seconds)."""
-    solver = IkSolver(chain, IkOptions(time_budget=budget))
+    solver = IkSolver(ChainKinematics(chain), IkOptions(time_budget=budget))
 
     def solve(T_base_target: np.ndarray, q_seed: np.ndarray) -> Answer:
         result = solver.solve(T_base_target, q_seed)

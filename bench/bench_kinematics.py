@@ -18,10 +18,10 @@ import pinocchio
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from ros_ik.bundled_arms import BUNDLED_ARMS, bundled_urdf_path  # noqa: E402
-from ros_ik.kernel_warm_up import warm_up_kernels  # noqa: E402
-from ros_ik.kinematics import ChainKinematics  # noqa: E402
-from ros_ik.urdf_loader import load_urdf_file  # noqa: E402
+from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, bundled_urdf_path  # noqa: E402
+from ros_ik.kinematics.chain_kinematics import ChainKinematics  # noqa: E402
+from ros_ik.kinematics.kernel_warm_up import warm_up_kernels  # noqa: E402
+from ros_ik.kinematics.urdf_loader import load_urdf_file  # noqa: E402
 
 BATCH = 8
 

@@ -30,11 +30,11 @@ os.environ['ROS_DOMAIN_ID'] = str(random.SystemRandom().randint(150, 200))
 from geometry_msgs.msg import PoseStamped  # noqa: E402
 import numpy as np  # noqa: E402
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
-from ros_ik.bundled_arms import BUNDLED_ARMS, bundled_urdf_path  # noqa: E402
-from ros_ik.kinematics import ChainKinematics  # noqa: E402
-from ros_ik.ros_messages import pose_message  # noqa: E402
-from ros_ik.ros_processes import NodeProcess, RosPeer  # noqa: E402
-from ros_ik.urdf_loader import load_urdf_file  # noqa: E402
+from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, bundled_urdf_path  # noqa: E402
+from ros_ik.kinematics.chain_kinematics import ChainKinematics  # noqa: E402
+from ros_ik.kinematics.urdf_loader import load_urdf_file  # noqa: E402
+from ros_ik.node.messages import pose_message  # noqa: E402
+from ros_ik.tools.node_processes import NodeProcess, RosPeer  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
 ARM = 'panda'

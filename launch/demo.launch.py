@@ -20,13 +20,12 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
-from ros_ik.launch_support import resolve_arm
+from ros_ik.control.command_topics import COMMAND_TOPICS
+from ros_ik.tools.arm_selection import choose_arm
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHARE = os.path.dirname(HERE)
 IK_LAUNCH = os.path.join(HERE, 'ik.launch.py')
-SIM_INPUTS = {'joint_state': 'joint_commands', 'joint_trajectory': 'joint_trajectory',
-              'float64_multi_array': 'commands'}
 
 
 def ik_arguments():
@@ -62,13 +61,13 @@ def rviz_config_for(path: str, fixed_frame: str) -> str:
 def companions(context):
     """Return the simulated arm, drag target, robot_state_publisher and RViz for the arm."""
     value = context.perform_substitution
-    setup = resolve_arm(SHARE, value(LaunchConfiguration('arm')),
-                        value(LaunchConfiguration('urdf_file')),
-                        value(LaunchConfiguration('base_link')),
-                        value(LaunchConfiguration('tip_link')))
+    setup = choose_arm(value(LaunchConfiguration('arm')),
+                       value(LaunchConfiguration('urdf_file')),
+                       value(LaunchConfiguration('base_link')),
+                       value(LaunchConfiguration('tip_link')), os.path.join(SHARE, 'urdf'))
     namespace = value(LaunchConfiguration('namespace'))
-    sim_input = SIM_INPUTS[value(LaunchConfiguration('command_type'))]
-    description = ParameterValue(setup.urdf_text, value_type=str)
+    sim_input = COMMAND_TOPICS[value(LaunchConfiguration('command_type'))]
+    description = ParameterValue(setup.urdf_text(), value_type=str)
     initial = [float(v) for v in setup.home] or [0.0]
     return [
         Node(package='ros_ik', executable='sim_arm', name='sim_arm', namespace=namespace,

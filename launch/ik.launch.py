@@ -19,20 +19,19 @@ from launch.event_handlers import OnProcessExit
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
-from ros_ik.bundled_arms import DEFAULT_ARM
-from ros_ik.launch_support import resolve_arm
+from ros_ik.control.command_topics import COMMAND_TYPES, private_command_topic
+from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, DEFAULT_ARM
+from ros_ik.tools.arm_selection import choose_arm
 
 SHARE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-COMMAND_TOPICS = {'joint_state': '~/joint_commands', 'joint_trajectory': '~/joint_trajectory',
-                  'float64_multi_array': '~/commands'}
 ARGUMENTS = (
-    ('arm', DEFAULT_ARM, 'bundled arm: ur5, panda or planar_2link'),
+    ('arm', DEFAULT_ARM, 'bundled arm: ' + ', '.join(BUNDLED_ARMS)),
     ('urdf_file', '', 'URDF file of your robot (instead of a bundled arm; needs base_link '
                       'and tip_link)'),
     ('base_link', '', 'chain base link (default: that of the bundled arm)'),
     ('tip_link', '', 'chain tip link (default: that of the bundled arm)'),
     ('mode', 'servo', 'servo (stream damped steps) or solve (full IK per target)'),
-    ('command_type', 'joint_state', 'joint_state, joint_trajectory or float64_multi_array'),
+    ('command_type', 'joint_state', 'command message: ' + ', '.join(COMMAND_TYPES)),
     ('params_file', os.path.join(SHARE, 'config', 'ik.yaml'), 'ik_node parameters file'),
     ('namespace', '', 'namespace of the node and its topics'),
     ('target_topic', '', 'remap ~/target_pose (full 6-D targets) to this topic; empty: none'),
@@ -54,17 +53,18 @@ def ik_node(context, **node_options) -> Node:
     """Return the ik_node action for the resolved arguments of ``context``."""
     value = context.perform_substitution
     argument = {name: value(LaunchConfiguration(name)) for name, _, _ in ARGUMENTS}
-    setup = resolve_arm(SHARE, argument['arm'], argument['urdf_file'],
-                        argument['base_link'], argument['tip_link'])
+    setup = choose_arm(argument['arm'], argument['urdf_file'], argument['base_link'],
+                       argument['tip_link'], os.path.join(SHARE, 'urdf'))
     remappings = [(source, target) for source, target in (
         ('~/target_pose', argument['target_topic']),
         ('~/planar_goal', argument['goal_topic']),
         ('~/target_point', argument['point_topic']),
-        (COMMAND_TOPICS[argument['command_type']], argument['command_topic'])) if target]
+        (private_command_topic(argument['command_type']), argument['command_topic']))
+        if target]
     return Node(package='ros_ik', executable='ik_node', name='ros_ik',
                 namespace=argument['namespace'], output='screen', remappings=remappings,
                 parameters=[argument['params_file'], {
-                    'robot_description': ParameterValue(setup.urdf_text, value_type=str),
+                    'robot_description': ParameterValue(setup.urdf_text(), value_type=str),
                     'base_link': setup.base_link, 'tip_link': setup.tip_link,
                     'task_axes': setup.task_axes, 'mode': argument['mode'],
                     'command_type': argument['command_type']}], **node_options)

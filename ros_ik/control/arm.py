@@ -1,0 +1,45 @@
+"""
+The arm a controller drives, built once from a URDF: one chain, one kinematics, two solvers.
+
+The IK solver and the servo step share the same :class:`ChainKinematics` (read-only
+precomputed data), as Pinocchio's algorithms share one ``Model``.
+"""
+
+from dataclasses import dataclass
+from typing import Tuple
+
+from ros_ik.kinematics.chain import Chain
+from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.kinematics.ik_solver import IkSolver
+from ros_ik.kinematics.servo_step import ServoController
+from ros_ik.kinematics.task_space import mask_of_rows, rows_of_axes
+from ros_ik.kinematics.urdf_loader import load_urdf_string
+
+
+@dataclass(frozen=True)
+class ControlledArm:
+    """Chain, kinematics, IK solver, servo step and controlled task rows of one arm."""
+
+    chain: Chain
+    kinematics: ChainKinematics
+    solver: IkSolver
+    servo: ServoController
+    task_rows: Tuple[int, ...]
+
+    @classmethod
+    def from_chain(cls, chain: Chain, task_axes: str) -> 'ControlledArm':
+        """Build the arm for ``chain``, controlling the space-separated ``task_axes``."""
+        kinematics = ChainKinematics(chain)
+        return cls(chain=chain, kinematics=kinematics, solver=IkSolver(kinematics),
+                   servo=ServoController(kinematics),
+                   task_rows=rows_of_axes(task_axes.split()))
+
+    @classmethod
+    def from_urdf(cls, urdf_text: str, base_link: str, tip_link: str,
+                  task_axes: str) -> 'ControlledArm':
+        """Parse the URDF (raising ``UrdfError`` subclasses) and build the arm."""
+        return cls.from_chain(load_urdf_string(urdf_text, base_link, tip_link), task_axes)
+
+    def task_mask(self, position_only: bool) -> Tuple[bool, ...]:
+        """Return the 6-row mask of controlled axes (only x, y, z for a point target)."""
+        return mask_of_rows(self.task_rows, position_only)

@@ -1,0 +1,71 @@
+"""
+Validation of incoming IK targets and the frames they may be given in.
+
+A target arrives as position ``(x, y, z)`` (m) and, for poses, quaternion ``(x, y, z, w)``
+in frame ``frame_id``. Frames ros_ik resolves with its own FK: the chain's base (also an
+empty ``frame_id``) and every link of the chain, links fixed inside it included:
+``T_base_target = T_base_frame(q) T_frame_target`` at the current joints ``q``
+(:meth:`ChainKinematics.frame_pose`). Any other frame is rejected (no tf2 here).
+"""
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ros_ik.kinematics.chain import Chain
+from ros_ik.kinematics.transforms import quaternion_to_matrix, transform
+
+# Quaternions whose norm is off by more than this are normalised with a warning.
+QUATERNION_NORM_TOLERANCE = 1e-3
+ZERO_QUATERNION_NORM = 1e-6
+
+
+@dataclass(frozen=True)
+class TargetCheck:
+    """A validated target in its own frame, or why it was rejected (``problem`` names the kind)."""
+
+    T_frame_target: Optional[np.ndarray]
+    error: str = ''
+    warning: str = ''
+    problem: str = ''
+
+
+def check_pose(position: Sequence[float], quaternion_xyzw: Optional[Sequence[float]]
+               ) -> TargetCheck:
+    """
+    Validate a target pose; ``quaternion_xyzw`` None means a position-only target.
+
+    NaN or inf anywhere and a zero-norm quaternion are rejected; a quaternion whose norm
+    differs from 1 by more than 1e-3 is normalised and reported in ``warning``.
+    """
+    position = np.asarray(position, dtype=float)
+    if not np.all(np.isfinite(position)):
+        return TargetCheck(None, error=f'target position is not finite: {position.tolist()}',
+                           problem='position')
+    if quaternion_xyzw is None:
+        return TargetCheck(transform(np.eye(3), position))
+    quaternion = np.asarray(quaternion_xyzw, dtype=float)
+    if not np.all(np.isfinite(quaternion)):
+        return TargetCheck(None,
+                           error=f'target orientation is not finite: {quaternion.tolist()}',
+                           problem='orientation')
+    norm = float(np.linalg.norm(quaternion))
+    if norm < ZERO_QUATERNION_NORM:
+        return TargetCheck(None, error='target orientation is a zero quaternion; '
+                                       'set w = 1 for no rotation', problem='zero_quaternion')
+    warning = ''
+    if abs(norm - 1.0) > QUATERNION_NORM_TOLERANCE:
+        warning = f'target quaternion has norm {norm:.6g}; normalised'
+    return TargetCheck(transform(quaternion_to_matrix(quaternion / norm), position),
+                       warning=warning)
+
+
+def is_known_frame(chain: Chain, frame_id: str) -> bool:
+    """Return whether targets in ``frame_id`` can be resolved (``''`` or any chain link)."""
+    return frame_id == '' or frame_id in chain.frame_names
+
+
+def known_frames(chain: Chain) -> str:
+    """Return the frames targets may use, for error messages."""
+    return ', '.join(chain.frame_names)

@@ -1,0 +1,234 @@
+"""
+Inverse kinematics with singularity-aware damped least squares and random restarts.
+
+Frames and units: target and tip poses are ``T_base_*`` (4x4, metres) in the chain's base
+frame; the task error is ``e = [p_target - p_tip; log(R_target R_tip^T)]`` (m; rad),
+linear part first. Selected rows ``mask`` are weighted by ``w = (1, 1, 1, k, k, k)`` with
+``k = orientation_weight`` (m/rad), so the solver minimises ``|W e|^2``.
+
+An attempt iterates trust-region damped least-squares steps from one start configuration
+(:mod:`ros_ik.kinematics.ik_attempt`, compiled with numba, typically 5-50 us). The first
+attempt starts at the seed; when an attempt stalls or runs out of iterations the next one
+starts from a random configuration drawn from the central 80 % of each joint range
+(attempts started at a limit mostly stall there), until the time budget is used.
+
+The search ends at the first solution (``solution_choice='first'``) or, for
+``'closest'``, when the time budget is used, keeping the solution nearest the seed.
+Given ``random_seed`` the sequence of restarts is deterministic.
+"""
+
+from dataclasses import dataclass
+import time
+from typing import List, Optional, Tuple
+
+import numpy as np
+
+from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.kinematics.damped_least_squares import DampingSchedule, SEARCH_DAMPING
+from ros_ik.kinematics.ik_attempt import (AttemptProblem, AttemptSettings, errors_and_damping_at,
+                                          run_attempt)
+from ros_ik.kinematics.joint_limits import JointLimits
+from ros_ik.kinematics.task_space import FULL_POSE, row_weights
+
+SOLUTION_CHOICES = ('first', 'closest')
+# Fraction of each joint range (centred) that random restarts are drawn from.
+RESTART_RANGE_FRACTION = 0.8
+
+
+@dataclass(frozen=True)
+class IkOptions:
+    """
+    Tunable solver settings; tolerances in m and rad, time in s.
+
+    ``damping_error_scale`` is ``e_ref`` (m): the singularity damping is scaled by
+    ``min(1, |W e|^2 / e_ref^2)``. ``max_step`` caps the trust radius (rad or m per joint and
+    iteration). An attempt ends after ``max_iterations_per_attempt`` iterations or after
+    ``stall_iterations`` without a 1 % cost decrease; ``max_attempts`` (None: only the time
+    budget) bounds the attempts.
+    """
+
+    position_tolerance: float = 1e-6
+    orientation_tolerance: float = 1e-5
+    orientation_weight: float = 1.0
+    mask: Tuple[bool, ...] = FULL_POSE
+    damping: DampingSchedule = SEARCH_DAMPING
+    damping_error_scale: float = 0.01
+    max_step: float = 1.0
+    time_budget: float = 0.005
+    max_iterations_per_attempt: int = 60
+    stall_iterations: int = 6
+    max_attempts: Optional[int] = None
+    solution_choice: str = 'first'
+    random_seed: int = 0
+
+    def __post_init__(self) -> None:
+        """Reject settings that cannot work, naming the field."""
+        if len(self.mask) != 6 or not any(self.mask):
+            raise ValueError(f'mask must have 6 entries, at least one True; got {self.mask}')
+        if self.solution_choice not in SOLUTION_CHOICES:
+            raise ValueError(f'solution_choice must be one of {SOLUTION_CHOICES}, '
+                             f'got "{self.solution_choice}"')
+        for name in ('position_tolerance', 'orientation_tolerance', 'orientation_weight',
+                     'max_step', 'time_budget', 'damping_error_scale'):
+            if not getattr(self, name) > 0.0:
+                raise ValueError(f'{name} must be positive, got {getattr(self, name)}')
+        if self.max_iterations_per_attempt < 1 or self.stall_iterations < 1:
+            raise ValueError('max_iterations_per_attempt and stall_iterations must be >= 1')
+
+
+@dataclass(frozen=True)
+class IkResult:
+    """
+    Outcome of one solve; ``q`` is always finite and within the joint limits.
+
+    ``iterations`` counts damped steps over all attempts; errors are unweighted norms over
+    the selected rows; ``sigma_min`` and ``damping`` are
+    those of the step the solver would take at ``q``; ``time`` in s; ``reason`` is empty on
+    success.
+    """
+
+    q: np.ndarray
+    success: bool
+    iterations: int
+    restarts: int
+    position_error: float
+    orientation_error: float
+    sigma_min: float
+    damping: float
+    time: float
+    reason: str
+
+
+class IkSolver:
+    """Damped-least-squares IK for one chain; reusable across targets (no per-call state)."""
+
+    def __init__(self, kinematics: ChainKinematics, options: IkOptions = IkOptions()) -> None:
+        """Keep the chain's kinematics (shared, read-only); precompute limits and reach."""
+        chain = kinematics.chain
+        self.chain = chain
+        self.kinematics = kinematics
+        self.options = options
+        self.limits = JointLimits.from_chain(chain, wrap_full_turns=True)
+        self._lower = chain.lower
+        self._upper = chain.upper
+        # Restarts are drawn from the central part of each range: attempts started at a
+        # limit mostly stall there (continuous joints: all of -pi..pi).
+        middle = chain.middle_configuration()
+        bounded_span = np.where(chain.is_continuous, 0.0, self._upper - self._lower)
+        half_range = np.where(chain.is_continuous, np.pi,
+                              0.5 * RESTART_RANGE_FRACTION * bounded_span)
+        self._sample_lower = middle - half_range
+        self._sample_upper = middle + half_range
+        self.reach_origin, self.reach = self._reach_bound()
+
+    def _reach_bound(self) -> Tuple[np.ndarray, float]:
+        """
+        Return the first joint origin and an upper bound of the tip's distance from it (m).
+
+        Consecutive joint origins are rigidly ``|p_{j+1} - p_j|`` apart; prismatic ranges add
+        their stroke. Only a chain starting with a rotating joint has a fixed origin.
+        """
+        if self.chain.n_joints == 0 or self.chain.is_prismatic[0]:
+            return np.zeros(3), np.inf
+        frames = self.kinematics.link_poses(self.chain.middle_configuration())
+        T_base_tip = self.kinematics.tip_pose(self.chain.middle_configuration())
+        points = np.vstack([frames[1:, :3, 3], T_base_tip[:3, 3]])
+        strokes = np.where(self.chain.is_prismatic, self._upper - self._lower, 0.0)
+        return points[0], float(np.linalg.norm(np.diff(points, axis=0), axis=1).sum()
+                                + strokes.sum())
+
+    def solve(self, T_base_target: np.ndarray, q_seed: np.ndarray,
+              options: Optional[IkOptions] = None) -> IkResult:
+        """Solve for ``q`` with ``FK(q) = T_base_target`` starting from ``q_seed`` (n,)."""
+        options = options or self.options
+        start = time.perf_counter()
+        deadline = start + options.time_budget
+        rng: Optional[np.random.Generator] = None
+        problem = self._problem(T_base_target, options)
+        settings = self._settings(options)
+        q_seed = np.clip(np.asarray(q_seed, dtype=float), self._lower, self._upper)
+        q_start = q_seed
+        solutions: List[np.ndarray] = []
+        best_q, best_cost = q_seed, np.inf
+        iterations = attempts = 0
+        while True:
+            q, cost, used, converged = run_attempt(q_start, problem, settings)
+            iterations += used
+            attempts += 1
+            if converged:
+                solutions.append(q)
+                if options.solution_choice == 'first':
+                    break
+            elif cost < best_cost:
+                best_q, best_cost = q, cost
+            if time.perf_counter() >= deadline or (
+                    options.max_attempts is not None and attempts >= options.max_attempts):
+                break
+            if rng is None:
+                rng = np.random.default_rng(options.random_seed)
+            q_start = rng.uniform(self._sample_lower, self._sample_upper)
+        q = self._choose(solutions, q_seed) if solutions else best_q
+        q = self.limits.wrap_continuous(q)
+        position_error, orientation_error, sigma_min, damping = errors_and_damping_at(
+            q, problem, settings)
+        reason = '' if solutions else self._failure_reason(
+            q, T_base_target, position_error, orientation_error)
+        return IkResult(q=q, success=bool(solutions), iterations=iterations,
+                        restarts=attempts - 1, position_error=position_error,
+                        orientation_error=orientation_error, sigma_min=sigma_min,
+                        damping=damping, time=time.perf_counter() - start, reason=reason)
+
+    def _problem(self, T_base_target: np.ndarray, options: IkOptions) -> AttemptProblem:
+        """Return the arrays the compiled attempt needs for this target and mask."""
+        return AttemptProblem(
+            A=self.kinematics.A, prismatic=self.kinematics.prismatic,
+            G_tip=self.kinematics.G_tip, lower=self._lower, upper=self._upper,
+            wraps=self.limits.wraps_in_range,
+            T_base_target=np.ascontiguousarray(T_base_target, dtype=float),
+            rows=np.flatnonzero(np.array(options.mask)),
+            weights=row_weights(options.mask, options.orientation_weight))
+
+    @staticmethod
+    def _settings(options: IkOptions) -> AttemptSettings:
+        """Return the scalar settings of an attempt, tolerances on the weighted errors."""
+        orientation_limit = options.orientation_tolerance * options.orientation_weight
+        return AttemptSettings(
+            singular_value_threshold=options.damping.singular_value_threshold,
+            max_damping=options.damping.max_damping,
+            damping_error_scale=options.damping_error_scale, max_step=options.max_step,
+            position_tolerance_squared=options.position_tolerance ** 2,
+            orientation_tolerance_squared=orientation_limit ** 2,
+            n_position_rows=int(np.count_nonzero(options.mask[:3])),
+            max_iterations=options.max_iterations_per_attempt,
+            stall_iterations=options.stall_iterations)
+
+    def _choose(self, solutions: List[np.ndarray], q_seed: np.ndarray) -> np.ndarray:
+        """Return the solution nearest the seed (sum of joint distances, turns wrapped)."""
+        if len(solutions) == 1:
+            return solutions[0]
+        candidates = np.array(solutions)
+        distance = np.abs(self.limits.wrap_continuous(candidates - q_seed))
+        return candidates[int(np.argmin(distance.sum(axis=1)))]
+
+    def out_of_reach_reason(self, T_base_target: np.ndarray, position_error: float) -> str:
+        """Return why the target's position is provably out of reach, or '' if it may not be."""
+        distance = float(np.linalg.norm(T_base_target[:3, 3] - self.reach_origin))
+        if distance <= self.reach:
+            return ''
+        return (f'target out of reach: {distance:.3f} m from the first joint, reach '
+                f'{self.reach:.3f} m; closest point {position_error:.3g} m away')
+
+    def _failure_reason(self, q: np.ndarray, T_base_target: np.ndarray,
+                        position_error: float, orientation_error: float) -> str:
+        """Say why no solution was found, with the distance of the closest pose found."""
+        closest = (f'closest pose {position_error:.3g} m and {orientation_error:.3g} rad '
+                   'away')
+        reach_reason = self.out_of_reach_reason(T_base_target, position_error)
+        if reach_reason:
+            return reach_reason
+        at_limit = (np.isclose(q, self._lower) | np.isclose(q, self._upper)) & np.isfinite(q)
+        if at_limit.any():
+            names = ', '.join(name for name, hit in zip(self.chain.joint_names, at_limit)
+                              if hit)
+            return f'joint limits: best attempt ended with {names} at a limit; {closest}'
+        return f'time budget exhausted; {closest}'

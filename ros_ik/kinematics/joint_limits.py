@@ -1,0 +1,122 @@
+"""
+Joint position-limit handling for steps ``dq`` (numba-compiled kernels, numpy wrappers).
+
+Plain clamping ``clip(q + dq)`` changes the step's direction and can stall or flip a
+solution. Instead (1) joints already at a bound whose step points outward are held and the
+step is re-solved without them, and (2) the remaining step is scaled uniformly by
+``alpha = min(1, min_j room_j / |dq_j|)`` so no joint passes its bound and the direction is
+kept. Continuous joints have infinite bounds and are never held or scaled.
+
+A revolute joint whose range spans at least a full turn (``upper - lower >= 2 pi``, e.g.
++-2 pi on UR arms) can always express its angle inside the range: such a joint is not
+scaled at its bound but wrapped by ``2 pi`` back into ``[lower, lower + 2 pi)``, the same
+physical configuration.
+"""
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from ros_ik.kinematics.chain import Chain
+
+AT_BOUND_TOLERANCE = 1e-10
+FULL_TURN = 2.0 * np.pi
+
+
+@numba.njit(cache=True, nogil=True)
+def held_at_bound_into(q: np.ndarray, dq: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+                       wraps: np.ndarray, held: np.ndarray) -> bool:
+    """Mark in ``held`` (n,) the joints at a bound whose step pushes past it; return any."""
+    any_held = False
+    for j in range(q.shape[0]):
+        held[j] = (not wraps[j]) and (
+            (q[j] <= lower[j] + AT_BOUND_TOLERANCE and dq[j] < 0.0)
+            or (q[j] >= upper[j] - AT_BOUND_TOLERANCE and dq[j] > 0.0))
+        any_held = any_held or held[j]
+    return any_held
+
+
+@numba.njit(cache=True, nogil=True)
+def step_fraction_of(q: np.ndarray, dq: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+                     wraps: np.ndarray) -> float:
+    """Return ``alpha`` in [0, 1] so that ``q + alpha dq`` (n,) stays within the limits."""
+    fraction = 1.0
+    for j in range(q.shape[0]):
+        if wraps[j] or dq[j] == 0.0:
+            continue
+        room = max(upper[j] - q[j] if dq[j] > 0.0 else q[j] - lower[j], 0.0)
+        if abs(dq[j]) > room:
+            fraction = min(fraction, room / abs(dq[j]))
+    return fraction
+
+
+@numba.njit(cache=True, nogil=True)
+def apply_step_into(q: np.ndarray, dq: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+                    wraps: np.ndarray, q_next: np.ndarray) -> None:
+    """
+    Write ``q + alpha dq`` (n,) within the limits into ``q_next``, wrapping full-turn joints.
+
+    The final min/max only removes floating-point round-off at a bound.
+    """
+    alpha = step_fraction_of(q, dq, lower, upper, wraps)
+    for j in range(q.shape[0]):
+        value = q[j] + alpha * dq[j]
+        if wraps[j] and (value < lower[j] or value > upper[j]):
+            value = lower[j] + np.mod(value - lower[j], FULL_TURN)
+        q_next[j] = min(max(value, lower[j]), upper[j])
+
+
+def speed_scale(velocity: np.ndarray, speed_limits: np.ndarray) -> float:
+    """
+    Return the largest ``s`` in [0, 1] with ``|s velocity_j| <= speed_limits_j`` for all j.
+
+    Scaling a joint velocity (n,) by one factor keeps its direction: all joints slow
+    together and the joint-space path is unchanged.
+    """
+    velocity = np.abs(np.asarray(velocity, dtype=float))
+    with np.errstate(divide='ignore', invalid='ignore'):
+        ratios = np.where(velocity > speed_limits, speed_limits / velocity, 1.0)
+    return float(ratios.min()) if ratios.size else 1.0
+
+
+@dataclass(frozen=True)
+class JointLimits:
+    """Position limits (n,) of a chain and which joints wrap instead of stopping."""
+
+    lower: np.ndarray
+    upper: np.ndarray
+    wraps_in_range: np.ndarray
+    is_continuous: np.ndarray
+
+    @classmethod
+    def from_chain(cls, chain: Chain, wrap_full_turns: bool) -> 'JointLimits':
+        """
+        Return the limits of ``chain``.
+
+        With ``wrap_full_turns`` (IK search) bounded revolute joints of >= 2 pi range wrap;
+        without it (commands to a real arm, where a 2 pi jump is a full spin) they stop.
+        """
+        lower, upper = chain.lower, chain.upper
+        wraps = (~chain.is_prismatic & ~chain.is_continuous
+                 & (upper - lower >= FULL_TURN - 1e-9) & wrap_full_turns)
+        return cls(lower=lower, upper=upper, wraps_in_range=wraps,
+                   is_continuous=chain.is_continuous)
+
+    def outward_at_bound(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
+        """Return the joints (n,) at a bound whose step ``dq`` (n,) pushes past it."""
+        held = np.empty(len(q), dtype=bool)
+        held_at_bound_into(np.asarray(q, dtype=float), np.asarray(dq, dtype=float),
+                           self.lower, self.upper, self.wraps_in_range, held)
+        return held
+
+    def step_fraction(self, q: np.ndarray, dq: np.ndarray) -> float:
+        """Return ``alpha`` in [0, 1] so that ``q + alpha dq`` (n,) stays within the limits."""
+        return step_fraction_of(np.asarray(q, dtype=float), np.asarray(dq, dtype=float),
+                                self.lower, self.upper, self.wraps_in_range)
+
+    def wrap_continuous(self, q: np.ndarray) -> np.ndarray:
+        """Wrap continuous joints to (-pi, pi]; other joints are returned unchanged."""
+        if not self.is_continuous.any():
+            return np.asarray(q)
+        return np.where(self.is_continuous, np.pi - np.mod(np.pi - q, FULL_TURN), q)

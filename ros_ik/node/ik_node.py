@@ -1,0 +1,272 @@
+"""
+The ros_ik node: the ROS API of :class:`ros_ik.control.controller.IkController`.
+
+Subscriptions convert and hand their messages to the controller; one timer at
+``update_rate`` runs the controller's cycle and publishes the command it returns; two
+more timers publish ``/diagnostics`` and ``~/markers``. Parameters come from the table in
+:mod:`ros_ik.control.parameters`, validated at start-up and on every set. See the README for
+topics, parameters and their QoS.
+"""
+
+import sys
+from typing import Any, Dict, List, Optional, Tuple
+
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import PointStamped, PoseStamped
+from rcl_interfaces.msg import SetParametersResult
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
+from ros_ik.control.arm import ControlledArm
+from ros_ik.control.command_topics import private_command_topic
+from ros_ik.control.controller import Command, IkController, Notice
+from ros_ik.control.parameters import PARAMETER_TABLE, ParameterError
+from ros_ik.kinematics.kernel_warm_up import warm_up_kernels
+from ros_ik.kinematics.urdf_errors import UrdfError
+from ros_ik.node.messages import (command_message, COMMAND_MESSAGES, diagnostics, format_value,
+                                  ik_markers, pose_components)
+from ros_ik.node.parameter_declarations import as_declared_types, declare_settings
+from ros_ik.node.run import run_node
+from ros_ik.node.throttled_log import KeyedThrottle
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64, String
+from visualization_msgs.msg import MarkerArray
+
+WARNING_PERIOD = 2.0  # s between two log lines of the same kind of problem
+INFO_PERIOD = 10.0
+# A kernel warm-up longer than this was a compilation (a cache load takes ~0.3 s): say so.
+COMPILE_NOTICE_SECONDS = 2.0
+# Commands keep the latest target and joints: a flood of inputs never builds a backlog.
+TARGET_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
+COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+
+class ConfigurationError(ValueError):
+    """A start-up input the node cannot run with (unreadable URDF file)."""
+
+
+class IkNode(Node):
+    """Subscribes targets and joint states, publishes joint commands and diagnostics."""
+
+    def __init__(self, **kwargs) -> None:
+        """Validate and declare parameters, load the arm (or wait for it), create topics."""
+        super().__init__('ros_ik', **kwargs)
+        # rclpy keeps the start-up values (-p, parameter files) of this node here; the
+        # table validates them (integers accepted for doubles) before anything is declared.
+        overrides = {name: parameter.value
+                     for name, parameter in self._parameter_overrides.items()}
+        self._settings, unknown = declare_settings(self, overrides)
+        if unknown:
+            self.get_logger().warning(f'ignoring unknown parameters: {", ".join(unknown)}')
+        compile_seconds = warm_up_kernels()
+        if compile_seconds > COMPILE_NOTICE_SECONDS:
+            self.get_logger().info(f'compiled the IK kernels in {compile_seconds:.1f} s (numba, '
+                                   'first start only; later starts load its cache)')
+        self._controller: Optional[IkController] = None
+        self._pending_target: Optional[Tuple[str, Any, Any, str]] = None
+        self._warn = KeyedThrottle(self._log_warning, WARNING_PERIOD)
+        self._info = KeyedThrottle(self._log_info, INFO_PERIOD)
+        command_type = self._settings.command_type
+        self._command_publisher = self.create_publisher(
+            COMMAND_MESSAGES[command_type], private_command_topic(command_type), COMMAND_QOS)
+        self._manipulability_publisher = self.create_publisher(Float64, '~/manipulability',
+                                                               COMMAND_QOS)
+        self._diagnostics_publisher = self.create_publisher(DiagnosticArray, '/diagnostics',
+                                                            COMMAND_QOS)
+        self._marker_publisher = self.create_publisher(MarkerArray, '~/markers', COMMAND_QOS)
+        self._load_robot_model()
+        self.create_subscription(PoseStamped, '~/target_pose', self._on_target_pose,
+                                 TARGET_QOS)
+        self.create_subscription(PointStamped, '~/target_point', self._on_target_point,
+                                 TARGET_QOS)
+        self.create_subscription(PoseStamped, '~/planar_goal', self._on_planar_goal,
+                                 TARGET_QOS)
+        self.create_subscription(JointState, 'joint_states', self._on_joint_state,
+                                 qos_profile_sensor_data)
+        self._periodic_timers = {name: self._create_timer(name) for name in TIMERS}
+        self.add_pre_set_parameters_callback(as_declared_types)
+        self.add_on_set_parameters_callback(self._validate_parameters)
+        self.add_post_set_parameters_callback(self._apply_parameters)
+
+    # ----------------------------------------------------------------- set-up
+    def _load_robot_model(self) -> None:
+        """Build the arm from the parameter or file; else wait for the topic."""
+        urdf_text = self._settings.robot_description
+        path = self._settings.robot_description_file
+        if not urdf_text and path:
+            try:
+                with open(path, encoding='utf-8') as urdf_file:
+                    urdf_text = urdf_file.read()
+            except OSError as error:
+                raise ConfigurationError(
+                    f'cannot read robot_description_file "{path}": {error.strerror}') from error
+        if urdf_text:
+            self._start_controller(urdf_text)
+            return
+        self.get_logger().info('no robot_description or robot_description_file parameter; '
+                               'waiting for the robot_description topic', once=True)
+        self.create_subscription(String, 'robot_description', self._on_robot_description,
+                                 LATCHED_QOS)
+
+    def _start_controller(self, urdf_text: str) -> None:
+        """Parse the URDF (raises UrdfError), start the controller, announce the chain."""
+        settings = self._settings
+        arm = ControlledArm.from_urdf(urdf_text, settings.base_link, settings.tip_link,
+                                      settings.task_axes)
+        self._controller = IkController(arm, settings)
+        chain = arm.chain
+        self.get_logger().info(
+            f'chain {chain.base_link} -> {chain.tip_link}: {", ".join(chain.joint_names)}; '
+            f'mode {settings.mode}, commands as {settings.command_type}')
+        if self._pending_target is not None:
+            self._set_target(*self._pending_target)
+            self._pending_target = None
+
+    def _create_timer(self, name: str):
+        """Create the timer ``name`` of :data:`TIMERS` with the period its parameter sets."""
+        parameter, period_of, callback_name = TIMERS[name]
+        return self.create_timer(period_of(getattr(self._settings, parameter)),
+                                 getattr(self, callback_name))
+
+    # -------------------------------------------------------------- callbacks
+    # rclpy fixes a logger call site's severity at its first call: one site per severity.
+    def _log_warning(self, message: str) -> None:
+        """Log ``message`` as a warning."""
+        self.get_logger().warning(message)
+
+    def _log_info(self, message: str) -> None:
+        """Log ``message`` as information."""
+        self.get_logger().info(message)
+
+    def _log(self, notices: List[Notice]) -> None:
+        """Log each notice, at most once per period for each kind."""
+        for notice in notices:
+            (self._warn if notice.level == 'warn' else self._info)(notice.key, notice.message)
+
+    def _on_robot_description(self, message: String) -> None:
+        """Build the model from the first valid robot_description message."""
+        if self._controller is not None:
+            return
+        try:
+            self._start_controller(message.data)
+        except UrdfError as error:
+            self.get_logger().error(f'robot_description rejected: {error}')
+
+    def _on_joint_state(self, message: JointState) -> None:
+        """Hand the message's joints to the controller's joint-state cache."""
+        if self._controller is not None:
+            self._log(self._controller.update_joint_state(message.name, message.position,
+                                                          self._now()))
+
+    def _on_target_pose(self, message: PoseStamped) -> None:
+        """Take a full-pose target."""
+        self._set_target(message.header.frame_id, *pose_components(message.pose), 'pose')
+
+    def _on_planar_goal(self, message: PoseStamped) -> None:
+        """Take a planar goal (RViz 2D Goal Pose), read per planar_goal_mode."""
+        self._set_target(message.header.frame_id, *pose_components(message.pose), 'planar')
+
+    def _on_target_point(self, message: PointStamped) -> None:
+        """Take a point target (orientation free or held, per point_orientation)."""
+        point = message.point
+        self._set_target(message.header.frame_id, (point.x, point.y, point.z), None, 'point')
+
+    def _set_target(self, frame_id: str, position, quaternion, kind: str) -> None:
+        """Hand a target to the controller; before the robot model, keep the newest one."""
+        if self._controller is None:
+            self._pending_target = (frame_id, position, quaternion, kind)
+            return
+        self._log(self._controller.set_target(frame_id, position, quaternion, kind))
+
+    # ------------------------------------------------------------ parameters
+    def _validate_parameters(self, parameters: List[Parameter]) -> SetParametersResult:
+        """Reject values the table does not allow, with the reason."""
+        try:
+            self._settings.updated(_table_values(parameters))
+        except ParameterError as error:
+            return SetParametersResult(successful=False, reason=str(error))
+        return SetParametersResult(successful=True)
+
+    def _apply_parameters(self, parameters: List[Parameter]) -> None:
+        """Adopt new values; a new rate or period restarts the timer it drives."""
+        values = _table_values(parameters)
+        self._settings = self._settings.updated(values)
+        if self._controller is not None:
+            self._controller.settings = self._settings
+        for name, (parameter, _, _) in TIMERS.items():
+            if parameter in values:
+                self._periodic_timers[name].cancel()
+                self.destroy_timer(self._periodic_timers[name])
+                self._periodic_timers[name] = self._create_timer(name)
+
+    # --------------------------------------------------------------- control
+    def _now(self) -> float:
+        """Return the node clock in seconds."""
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def _on_control_timer(self) -> None:
+        """Run one controller cycle and publish what it returns."""
+        if self._controller is None:
+            return
+        result = self._controller.cycle(self._now())
+        self._log(list(result.notices))
+        if result.manipulability is not None:
+            self._manipulability_publisher.publish(Float64(data=result.manipulability))
+        if result.command is not None:
+            self._publish_command(result.command)
+
+    def _publish_command(self, command: Command) -> None:
+        """Publish the command in the configured message type (chain joint order)."""
+        self._command_publisher.publish(command_message(
+            self._settings.command_type, self._controller.arm.chain.joint_names, command.q,
+            command.velocity, command.dt, self.get_clock().now().to_msg()))
+
+    def _publish_markers(self) -> None:
+        """Publish the target and the manipulability ellipsoid at the measured tip."""
+        state = self._controller.marker_state() if self._controller is not None else None
+        if state is None:
+            return
+        self._marker_publisher.publish(ik_markers(
+            self._controller.arm.chain.base_link, self.get_clock().now().to_msg(), state,
+            self._settings.ellipsoid_scale))
+
+    def _publish_diagnostics(self) -> None:
+        """Publish the controller's status as ``<node name>: ik``, with the errors."""
+        controller = self._controller
+        if controller is None:
+            level, message, values, hardware_id = ('WARN', 'waiting for the robot model', {},
+                                                   '')
+        else:
+            status = controller.report()
+            level, message, values = status.level, status.message, status.values
+            chain = controller.arm.chain
+            hardware_id = f'{chain.base_link}->{chain.tip_link}'
+        self._diagnostics_publisher.publish(diagnostics(
+            self.get_clock().now().to_msg(), f'{self.get_name()}: ik', hardware_id, level,
+            message, {key: value if isinstance(value, str) else format_value(value)
+                      for key, value in values.items()}))
+
+
+# Timer name -> (the parameter setting its period, period in s from that value, callback).
+TIMERS = {
+    'control': ('update_rate', lambda rate: 1.0 / rate, '_on_control_timer'),
+    'diagnostics': ('diagnostics_period', float, '_publish_diagnostics'),
+    'markers': ('marker_period', float, '_publish_markers'),
+}
+
+
+def _table_values(parameters: List[Parameter]) -> Dict[str, Any]:
+    """Return name -> value of the ``parameters`` that belong to the table."""
+    return {parameter.name: parameter.value for parameter in parameters
+            if parameter.name in PARAMETER_TABLE}
+
+
+def main(args: Optional[List[str]] = None) -> int:
+    """Run the node; return 1 on a start-up error (bad URDF, links or parameters)."""
+    return run_node(IkNode, 'ros_ik', (UrdfError, ConfigurationError, ParameterError), args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,141 @@
+"""
+Conversions between ROS messages and ros_ik's numpy types (the node's thin edge).
+
+Joint commands list the chain's joints in chain order (base to tip), the order of
+``Chain.joint_names``, in every command type.
+"""
+
+from typing import Dict, Optional, Sequence, Tuple
+
+from builtin_interfaces.msg import Duration, Time
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import Pose
+import numpy as np
+from ros_ik.control.controller import MarkerState
+from ros_ik.kinematics.transforms import matrix_to_quaternion
+from sensor_msgs.msg import JointState
+from std_msgs.msg import ColorRGBA
+from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from visualization_msgs.msg import Marker, MarkerArray
+
+# command_type -> message type (topics: ros_ik.control.command_topics).
+COMMAND_MESSAGES = {'joint_state': JointState, 'joint_trajectory': JointTrajectory,
+                    'float64_multi_array': Float64MultiArray}
+DIAGNOSTIC_LEVELS = {'OK': DiagnosticStatus.OK, 'WARN': DiagnosticStatus.WARN,
+                     'ERROR': DiagnosticStatus.ERROR}
+
+
+def pose_components(pose: Pose) -> Tuple[Sequence[float], Sequence[float]]:
+    """Return ``(position xyz, quaternion xyzw)`` of a geometry_msgs Pose."""
+    p, o = pose.position, pose.orientation
+    return (p.x, p.y, p.z), (o.x, o.y, o.z, o.w)
+
+
+def pose_message(T: np.ndarray) -> Pose:
+    """Return a geometry_msgs Pose of the 4x4 transform ``T``."""
+    pose = Pose()
+    pose.position.x, pose.position.y, pose.position.z = (float(v) for v in T[:3, 3])
+    x, y, z, w = matrix_to_quaternion(T[:3, :3])
+    pose.orientation.x, pose.orientation.y = float(x), float(y)
+    pose.orientation.z, pose.orientation.w = float(z), float(w)
+    return pose
+
+
+def duration(seconds: float) -> Duration:
+    """Return a builtin_interfaces Duration of ``seconds``."""
+    whole = int(seconds)
+    return Duration(sec=whole, nanosec=int(round((seconds - whole) * 1e9)))
+
+
+def joint_state_command(joint_names: Sequence[str], q: np.ndarray, velocity: np.ndarray,
+                        stamp: Time) -> JointState:
+    """Return a sensor_msgs JointState command (positions and velocities)."""
+    message = JointState()
+    message.header.stamp = stamp
+    message.name = list(joint_names)
+    message.position = [float(v) for v in q]
+    message.velocity = [float(v) for v in velocity]
+    return message
+
+
+def joint_trajectory_command(joint_names: Sequence[str], q: np.ndarray, velocity: np.ndarray,
+                             time_from_start: float) -> JointTrajectory:
+    """
+    Return a one-point JointTrajectory reached ``time_from_start`` seconds from now.
+
+    The header stamp stays zero, which JointTrajectoryController reads as "start now";
+    each new command replaces the previous one.
+    """
+    point = JointTrajectoryPoint(positions=[float(v) for v in q],
+                                 velocities=[float(v) for v in velocity],
+                                 time_from_start=duration(time_from_start))
+    return JointTrajectory(joint_names=list(joint_names), points=[point])
+
+
+def position_array_command(q: np.ndarray) -> Float64MultiArray:
+    """Return a Float64MultiArray of positions (forward_position_controller)."""
+    return Float64MultiArray(data=[float(v) for v in q])
+
+
+def command_message(command_type: str, joint_names: Sequence[str], q: np.ndarray,
+                    velocity: np.ndarray, dt: float, stamp: Time):
+    """Return the command of ``command_type`` (see :data:`COMMAND_MESSAGES`)."""
+    if command_type == 'joint_state':
+        return joint_state_command(joint_names, q, velocity, stamp)
+    if command_type == 'joint_trajectory':
+        return joint_trajectory_command(joint_names, q, velocity, dt)
+    return position_array_command(q)
+
+
+def diagnostics(stamp: Time, name: str, hardware_id: str, level: str, message: str,
+                values: Dict[str, str]) -> DiagnosticArray:
+    """Return a DiagnosticArray with one status."""
+    status = DiagnosticStatus(level=DIAGNOSTIC_LEVELS[level], name=name, message=message,
+                              hardware_id=hardware_id,
+                              values=[KeyValue(key=key, value=value)
+                                      for key, value in values.items()])
+    array = DiagnosticArray(status=[status])
+    array.header.stamp = stamp
+    return array
+
+
+def format_value(value: Optional[float]) -> str:
+    """Format a diagnostic number (``-`` when unknown)."""
+    return '-' if value is None else f'{value:.6g}'
+
+
+def ik_markers(frame_id: str, stamp: Time, state: MarkerState,
+               ellipsoid_scale: float) -> MarkerArray:
+    """
+    Return the target and the manipulability ellipsoid as RViz markers (namespace ros_ik).
+
+    The ellipsoid ``{J_v dq : |dq| <= 1}`` is drawn at the tip with semi-axes ``sigma_i``
+    times ``ellipsoid_scale`` (m per m/s) along the left singular vectors of ``J_v``; it
+    flattens toward a disc or a needle as a singularity approaches (red when near one).
+    A pose target is an arrow along its x axis, a point target a sphere.
+    """
+    markers = []
+    T_base_target, position_only = state.T_base_target, state.position_only
+    if T_base_target is not None:
+        target = Marker(ns='ros_ik', id=0, action=Marker.ADD)
+        target.type = Marker.SPHERE if position_only else Marker.ARROW
+        target.pose = pose_message(T_base_target)
+        target.scale.x, target.scale.y, target.scale.z = ((0.04, 0.04, 0.04) if position_only
+                                                          else (0.12, 0.015, 0.015))
+        target.color = ColorRGBA(r=0.1, g=0.4, b=1.0, a=0.9)
+        markers.append(target)
+    ellipsoid = Marker(ns='ros_ik', id=1, action=Marker.ADD, type=Marker.SPHERE)
+    T_base_ellipsoid = np.eye(4)
+    T_base_ellipsoid[:3, :3] = state.R_base_ellipsoid
+    T_base_ellipsoid[:3, 3] = state.T_base_tip[:3, 3]
+    ellipsoid.pose = pose_message(T_base_ellipsoid)
+    diameters = np.maximum(2.0 * state.semi_axes * ellipsoid_scale, 1e-3)
+    ellipsoid.scale.x, ellipsoid.scale.y, ellipsoid.scale.z = (float(v) for v in diameters)
+    ellipsoid.color = (ColorRGBA(r=1.0, g=0.2, b=0.1, a=0.5) if state.near_singularity
+                       else ColorRGBA(r=0.2, g=0.9, b=0.3, a=0.4))
+    markers.append(ellipsoid)
+    for marker in markers:
+        marker.header.frame_id = frame_id
+        marker.header.stamp = stamp
+    return MarkerArray(markers=markers)

@@ -1,0 +1,103 @@
+"""
+Which arm? One answer for the command-line tools and the launch files.
+
+A bundled arm by name (``urdf/``, with its chain ends, task axes and home pose), or a
+user's URDF file with its base and tip links (all six task axes, no home pose: tools
+start from the middle of each joint range). Plain Python: launch files import it too.
+"""
+
+import argparse
+from dataclasses import dataclass
+import os
+from typing import Optional, Tuple
+
+import numpy as np
+from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, DEFAULT_ARM, urdf_directory
+from ros_ik.kinematics.chain import Chain
+from ros_ik.kinematics.task_space import axes_text, FULL_POSE_ROWS
+from ros_ik.kinematics.urdf_loader import load_urdf_file
+
+
+@dataclass(frozen=True)
+class ArmChoice:
+    """A URDF file with the chain ends, task rows and home pose (rad; may be empty) to use."""
+
+    label: str
+    urdf_path: str
+    base_link: str
+    tip_link: str
+    task_rows: Tuple[int, ...]
+    home: Tuple[float, ...]
+
+    @property
+    def task_axes(self) -> str:
+        """Return the ``task_axes`` parameter value of the task rows."""
+        return axes_text(self.task_rows)
+
+    def urdf_text(self) -> str:
+        """Return the URDF XML."""
+        with open(self.urdf_path, encoding='utf-8') as urdf:
+            return urdf.read()
+
+
+@dataclass(frozen=True)
+class SelectedArm:
+    """A chosen arm with its chain loaded and its home configuration (n,) in rad or m."""
+
+    choice: ArmChoice
+    chain: Chain
+    home: np.ndarray
+
+    @property
+    def label(self) -> str:
+        """Return the arm's name (or the URDF path)."""
+        return self.choice.label
+
+    @property
+    def task_rows(self) -> Tuple[int, ...]:
+        """Return the controlled task rows."""
+        return self.choice.task_rows
+
+
+def choose_arm(arm: str, urdf_file: str = '', base_link: str = '', tip_link: str = '',
+               urdf_folder: Optional[str] = None) -> ArmChoice:
+    """
+    Return the arm chosen by a bundled name or a URDF file with its links.
+
+    ``urdf_file`` if given (then ``base_link`` and ``tip_link`` are required), else the
+    bundled ``arm`` from ``urdf_folder`` (default: the installed ``urdf/``), whose links can
+    be overridden. Raises ``ValueError`` naming the problem.
+    """
+    if urdf_file:
+        if not (base_link and tip_link):
+            raise ValueError('urdf_file needs base_link and tip_link')
+        label = os.path.splitext(os.path.basename(urdf_file))[0]
+        path, rows, home = urdf_file, FULL_POSE_ROWS, ()
+    else:
+        if arm not in BUNDLED_ARMS:
+            raise ValueError(f'unknown arm "{arm}"; bundled arms: {", ".join(BUNDLED_ARMS)}')
+        bundled = BUNDLED_ARMS[arm]
+        path = os.path.join(urdf_folder or urdf_directory(), bundled.urdf_file)
+        base_link, tip_link = base_link or bundled.base_link, tip_link or bundled.tip_link
+        label, rows, home = arm, bundled.task_rows, bundled.home
+    if not os.path.isfile(path):
+        raise ValueError(f'URDF file "{path}" does not exist')
+    return ArmChoice(label=label, urdf_path=path, base_link=base_link, tip_link=tip_link,
+                     task_rows=rows, home=tuple(home))
+
+
+def add_arm_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--arm``, ``--urdf``, ``--base-link`` and ``--tip-link`` to ``parser``."""
+    parser.add_argument('--arm', choices=sorted(BUNDLED_ARMS), default=DEFAULT_ARM,
+                        help='bundled arm (default: %(default)s)')
+    parser.add_argument('--urdf', help='a URDF file to use instead of a bundled arm')
+    parser.add_argument('--base-link', help='chain base link (with --urdf)')
+    parser.add_argument('--tip-link', help='chain tip link (with --urdf)')
+
+
+def load_selected_arm(args: argparse.Namespace) -> SelectedArm:
+    """Load the arm named by the arguments of :func:`add_arm_arguments` (UrdfError, ValueError)."""
+    choice = choose_arm(args.arm, args.urdf or '', args.base_link or '', args.tip_link or '')
+    chain = load_urdf_file(choice.urdf_path, choice.base_link, choice.tip_link)
+    home = np.array(choice.home) if choice.home else chain.middle_configuration()
+    return SelectedArm(choice, chain, home)

@@ -1,0 +1,330 @@
+"""
+Closed-loop demo: the simulated arm and the IK node as real processes over DDS (loopback).
+
+Sends a scripted sequence of targets (reachable poses, a stretch to a singular pose, an
+unreachable target, a position-only goal), prints progress and a table per target, and
+writes a PNG of manipulability, damping and joint speeds over time, with the singular
+stretch replayed offline by an undamped pseudo-inverse for contrast. Exit code 0 when every
+reachable target was reached and the unreachable one reported as such.
+"""
+
+import argparse
+from dataclasses import dataclass, field
+import os
+import random
+import sys
+import tempfile
+import time
+from typing import List, Optional
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from geometry_msgs.msg import PointStamped, PoseStamped
+import numpy as np
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from ros_ik.control.command_topics import COMMAND_TOPICS
+from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.kinematics.servo_step import ServoOptions
+from ros_ik.kinematics.task_space import mask_of_rows
+from ros_ik.kinematics.transforms import pose_error
+from ros_ik.kinematics.urdf_errors import UrdfError
+from ros_ik.node.messages import pose_message
+from ros_ik.tools.arm_selection import add_arm_arguments, load_selected_arm, SelectedArm
+from ros_ik.tools.demo_plan import (plan_segments, replay_servo, Segment, singular_replay_target,
+                                    undamped_options)
+from ros_ik.tools.node_processes import NodeProcess, RosPeer
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64
+
+POSITION_TOLERANCE = 1e-3  # m, the node's default "reached"
+ORIENTATION_TOLERANCE = 1e-2  # rad
+VELOCITY_SCALE = 0.5
+RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+
+
+@dataclass
+class Recording:
+    """Samples of the run: time (s), commanded joint speeds, node-reported measures."""
+
+    time: List[float] = field(default_factory=list)
+    speed_fraction: List[float] = field(default_factory=list)
+    manipulability: List[float] = field(default_factory=list)
+    damping: List[float] = field(default_factory=list)
+    segment_starts: List[float] = field(default_factory=list)
+
+
+@dataclass
+class Outcome:
+    """What happened for one segment."""
+
+    segment: Segment
+    reached: bool
+    reported_unreachable: bool
+    position_error: float
+    orientation_error: float
+    time_to_reach: Optional[float]
+    peak_speed_fraction: float
+    lowest_manipulability: float
+    highest_damping: float
+
+
+class DemoDriver:
+    """The demo's rclpy side: publishes targets, records joint states and diagnostics."""
+
+    def __init__(self, arm: SelectedArm, peer: RosPeer) -> None:
+        """Subscribe to the simulated arm and the IK node's outputs."""
+        self.arm = arm
+        self.kinematics = ChainKinematics(arm.chain)
+        self.peer = peer
+        self.recording = Recording()
+        self.latest_q: Optional[np.ndarray] = None
+        self.latest_manipulability = np.nan
+        self.latest_damping = 0.0
+        self.latest_command_fraction = 0.0
+        self.status: Optional[DiagnosticStatus] = None
+        self.start = time.monotonic()
+        node = peer.node
+        node.create_subscription(JointState, 'joint_states', self._on_joint_state, RELIABLE)
+        node.create_subscription(JointState, 'ros_ik/' + COMMAND_TOPICS['joint_state'],
+                                 self._on_command, RELIABLE)
+        node.create_subscription(Float64, 'ros_ik/manipulability', self._on_manipulability,
+                                 RELIABLE)
+        node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
+                                 RELIABLE)
+        target_qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
+        self.pose_publisher = node.create_publisher(PoseStamped, 'ros_ik/target_pose',
+                                                    target_qos)
+        self.point_publisher = node.create_publisher(PointStamped, 'ros_ik/target_point',
+                                                     target_qos)
+
+    def _on_command(self, message: JointState) -> None:
+        limits = self.arm.chain.velocity_limits
+        self.latest_command_fraction = float(np.max(np.abs(np.array(message.velocity))
+                                                    / limits))
+
+    def _on_joint_state(self, message: JointState) -> None:
+        self.latest_q = np.array(message.position)
+        fraction = self.latest_command_fraction
+        self.latest_command_fraction = 0.0
+        recording = self.recording
+        recording.time.append(time.monotonic() - self.start)
+        recording.speed_fraction.append(fraction)
+        recording.manipulability.append(self.latest_manipulability)
+        recording.damping.append(self.latest_damping)
+
+    def _on_manipulability(self, message: Float64) -> None:
+        self.latest_manipulability = message.data
+
+    def _on_diagnostics(self, message: DiagnosticArray) -> None:
+        for status in message.status:
+            if status.name == 'ros_ik: ik':
+                self.status = status
+                values = {pair.key: pair.value for pair in status.values}
+                if values.get('damping', '-') != '-':
+                    self.latest_damping = float(values['damping'])
+
+    def wait_until_ready(self, timeout: float) -> bool:
+        """Wait for joint states and for the IK node's target subscription."""
+        return self.peer.spin_until(lambda: self.latest_q is not None
+                                    and self.pose_publisher.get_subscription_count() > 0
+                                    and self.point_publisher.get_subscription_count() > 0,
+                                    timeout)
+
+    def errors(self, segment: Segment) -> tuple:
+        """Return the measured position (m) and orientation (rad) error on the task axes."""
+        e_p, e_o = pose_error(segment.T_base_target, self.kinematics.tip_pose(self.latest_q))
+        rows = self.arm.task_rows
+        position = np.linalg.norm([e_p[row] for row in rows if row < 3])
+        orientation = 0.0 if segment.position_only else np.linalg.norm(
+            [e_o[row - 3] for row in rows if row >= 3])
+        return float(position), float(orientation)
+
+    def run_segment(self, segment: Segment, timeout: float) -> Outcome:
+        """Send one target and follow the arm until reached, reported or timed out."""
+        start = time.monotonic()
+        first_sample = len(self.recording.time)
+        self.recording.segment_starts.append(start - self.start)
+        if segment.position_only:
+            message = PointStamped()
+            message.header.frame_id = self.arm.chain.base_link
+            x, y, z = segment.T_base_target[:3, 3]
+            message.point.x, message.point.y, message.point.z = float(x), float(y), float(z)
+            self.point_publisher.publish(message)
+        else:
+            message = PoseStamped(pose=pose_message(segment.T_base_target))
+            message.header.frame_id = self.arm.chain.base_link
+            self.pose_publisher.publish(message)
+        time_to_reach = None
+        reported = False
+        next_dot = start + 1.0
+        while time.monotonic() - start < timeout:
+            self.peer.spin_for(0.02)
+            position_error, orientation_error = self.errors(segment)
+            if (position_error <= POSITION_TOLERANCE
+                    and orientation_error <= ORIENTATION_TOLERANCE):
+                time_to_reach = time.monotonic() - start
+                break
+            reported = bool(self.status is not None and self.status.level ==
+                            DiagnosticStatus.ERROR and 'reach' in self.status.message)
+            settled = self.recording.speed_fraction[-1] < 1e-3
+            if reported and settled and time.monotonic() - start > 1.0:
+                break
+            if time.monotonic() >= next_dot:
+                print('.', end='', flush=True)
+                next_dot += 1.0
+        recording = self.recording
+        window = slice(first_sample, len(recording.time))
+        position_error, orientation_error = self.errors(segment)
+        return Outcome(segment=segment, reached=time_to_reach is not None,
+                       reported_unreachable=reported, position_error=position_error,
+                       orientation_error=orientation_error, time_to_reach=time_to_reach,
+                       peak_speed_fraction=max(recording.speed_fraction[window], default=0.0),
+                       lowest_manipulability=float(np.nanmin(
+                           recording.manipulability[window] or [np.nan])),
+                       highest_damping=max(recording.damping[window], default=0.0))
+
+
+def format_table(outcomes: List[Outcome]) -> str:
+    """Return the per-target table."""
+    lines = ['peak cmd v: largest commanded joint speed / URDF limit; min w: lowest '
+             'manipulability; max lam: highest damping (m/rad)',
+             f'{"target":<28}{"expect":>8}{"result":>14}{"pos err m":>11}{"rot err":>9}'
+             f'{"t reach s":>10}{"peak cmd v":>11}{"min w":>10}{"max lam":>9}']
+    for outcome in outcomes:
+        if outcome.reached:
+            result = 'reached'
+        else:
+            result = 'unreachable' if outcome.reported_unreachable else 'NOT reached'
+        reach_time = f'{outcome.time_to_reach:.2f}' if outcome.time_to_reach else '-'
+        lines.append(f'{outcome.segment.label:<28}'
+                     f'{"reach" if outcome.segment.reachable else "fail":>8}{result:>14}'
+                     f'{outcome.position_error:>11.2e}{outcome.orientation_error:>9.1e}'
+                     f'{reach_time:>10}{outcome.peak_speed_fraction:>11.3f}'
+                     f'{outcome.lowest_manipulability:>10.4f}{outcome.highest_damping:>9.4f}')
+    return '\n'.join(lines)
+
+
+def demo_succeeded(outcomes: List[Outcome]) -> bool:
+    """Return whether reachable targets were reached and unreachable ones reported."""
+    return all(outcome.reached if outcome.segment.reachable else outcome.reported_unreachable
+               for outcome in outcomes)
+
+
+def write_plot(path: str, arm: SelectedArm, recording: Recording, outcomes: List[Outcome],
+               stretch_start: np.ndarray) -> None:
+    """Plot the run and an offline damped / undamped replay toward a singular pose."""
+    import matplotlib
+    matplotlib.use('Agg')
+    from matplotlib import pyplot
+    kinematics = ChainKinematics(arm.chain)
+    mask = mask_of_rows(arm.task_rows)
+    options = ServoOptions(velocity_scale=VELOCITY_SCALE)
+    stretch = singular_replay_target(kinematics, stretch_start, arm.task_rows)
+    damped = replay_servo(kinematics, stretch_start, stretch, options, arm.task_rows, 4.0,
+                          0.01, mask)
+    undamped = replay_servo(kinematics, stretch_start, stretch, undamped_options(options),
+                            arm.task_rows, 4.0, 0.01, mask)
+    figure, axes = pyplot.subplots(4, 1, figsize=(10, 11), sharex=False)
+    t = np.array(recording.time)
+    for axis, values, label in ((axes[0], recording.manipulability, 'manipulability w'),
+                                (axes[1], recording.damping, 'damping lambda [m/rad]'),
+                                (axes[2], recording.speed_fraction,
+                                 'commanded joint speed / limit')):
+        axis.plot(t, values)
+        axis.set_ylabel(label)
+        for start, outcome in zip(recording.segment_starts, outcomes):
+            axis.axvline(start, color='grey', linestyle=':')
+            axis.text(start, axis.get_ylim()[1], ' ' + outcome.segment.label, fontsize=7,
+                      va='top', rotation=90)
+    axes[2].axhline(VELOCITY_SCALE, color='red', linestyle='--', label='velocity_scale')
+    axes[2].legend(loc='upper right')
+    axes[2].set_xlabel('time [s] (closed loop over DDS)')
+    axes[3].semilogy(damped.time, np.maximum(damped.peak_speed_fraction, 1e-6),
+                     label='damped least squares (ros_ik)')
+    axes[3].semilogy(undamped.time, np.maximum(undamped.peak_speed_fraction, 1e-6),
+                     label='undamped pseudo-inverse, no speed limit')
+    axes[3].set_ylabel('peak joint speed / limit')
+    axes[3].set_xlabel('time [s] (offline replay from the stretch start toward an exactly '
+                       'singular pose)')
+    axes[3].legend(loc='upper right')
+    figure.suptitle(f'ros_ik demo: {arm.label}')
+    figure.tight_layout()
+    figure.savefig(path, dpi=90)
+    pyplot.close(figure)
+
+
+def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int) -> int:
+    """Start the processes, run the targets, print the table, write the plot."""
+    kinematics = ChainKinematics(arm.chain)
+    segments = plan_segments(kinematics, arm.home, arm.task_rows) * laps
+    links = {'robot_description_file': arm.choice.urdf_path, 'base_link': arm.chain.base_link,
+             'tip_link': arm.chain.tip_link}
+    home = '[' + ', '.join(repr(float(v)) for v in arm.home) + ']'
+    task_axes = arm.choice.task_axes
+    sim_input = COMMAND_TOPICS['joint_state']
+    os.makedirs(output_folder, exist_ok=True)
+    logs = tempfile.mkdtemp(prefix='ros_ik_demo_')
+    processes = [
+        NodeProcess('sim_arm', {**links, 'initial_positions': home},
+                    os.path.join(logs, 'sim_arm.log'),
+                    ['-r', f'{sim_input}:=ros_ik/{sim_input}']),
+        NodeProcess('ik_node', {**links, 'task_axes': f'"{task_axes}"',
+                                'velocity_scale': VELOCITY_SCALE, 'diagnostics_period': 0.05},
+                    os.path.join(logs, 'ik_node.log')),
+    ]
+    peer = RosPeer('ros_ik_demo')
+    try:
+        driver = DemoDriver(arm, peer)
+        print(f'starting sim_arm and ik_node for {arm.label} (logs in {logs}) ...', flush=True)
+        if not driver.wait_until_ready(30.0):
+            print('the simulated arm or the IK node did not come up; see the logs',
+                  file=sys.stderr)
+            return 1
+        outcomes = []
+        stretch_start = None
+        for index, segment in enumerate(segments, start=1):
+            print(f'[{index}/{len(segments)}] {segment.label} ', end='', flush=True)
+            if segment.label.startswith('stretch') and stretch_start is None:
+                stretch_start = driver.latest_q.copy()
+            outcome = driver.run_segment(segment, timeout)
+            outcomes.append(outcome)
+            print(' reached' if outcome.reached else
+                  (' reported unreachable' if outcome.reported_unreachable else ' timed out'))
+    finally:
+        peer.close()
+        for process in processes:
+            process.stop()
+    print()
+    print(format_table(outcomes))
+    plot_path = os.path.abspath(os.path.join(output_folder, f'ros_ik_demo_{arm.label}.png'))
+    write_plot(plot_path, arm, driver.recording, outcomes, stretch_start)
+    print(f'\nplot: {plot_path}')
+    success = demo_succeeded(outcomes)
+    print('demo ' + ('succeeded' if success else 'FAILED: a target did not behave as expected'))
+    return 0 if success else 1
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Parse the options and run the demo in a DDS domain of its own, on loopback."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arm_arguments(parser)
+    parser.add_argument('--output', default='demo_output', help='folder of the PNG plot')
+    parser.add_argument('--timeout', type=float, default=15.0,
+                        help='seconds allowed per target (default %(default)s)')
+    parser.add_argument('--long', action='store_true',
+                        help='run the target sequence three times')
+    parser.add_argument('--headless', action='store_true',
+                        help='accepted for CI scripts: the demo never opens a window')
+    args = parser.parse_args(argv)
+    os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
+    os.environ.setdefault('ROS_DOMAIN_ID', str(random.SystemRandom().randint(1, 100)))
+    try:
+        arm = load_selected_arm(args)
+    except (UrdfError, ValueError) as error:
+        print(f'error: {error}', file=sys.stderr)
+        return 1
+    return run_demo(arm, args.output, args.timeout, 3 if args.long else 1)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""
+The demo's scripted targets and its offline damped-vs-undamped replay (core: no ROS imports).
+
+Targets are derived from the arm itself, so any URDF works: poses near the home pose, a
+near-singular configuration found near them (the "stretch", sigma_min = 0.01), a point
+twice the arm's reach away (unreachable) and a position-only goal.
+"""
+
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+import numpy as np
+
+from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.kinematics.damped_least_squares import DampingSchedule
+from ros_ik.kinematics.ik_solver import IkSolver
+from ros_ik.kinematics.manipulability import manipulability, task_jacobian
+from ros_ik.kinematics.servo_step import ServoController, ServoOptions
+
+SEARCH_SAMPLES = 3000
+# sigma_min of the stretch pose: a quarter of the servo's damping threshold (0.04), so the
+# approach runs through the damped region yet the pose is reached in a few seconds.
+STRETCH_SIGMA = 0.01
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One scripted target: a pose (or a point if ``position_only``) in the base frame."""
+
+    label: str
+    T_base_target: np.ndarray
+    position_only: bool
+    reachable: bool
+
+
+def clipped_inside_limits(kinematics: ChainKinematics, q: np.ndarray) -> np.ndarray:
+    """Return ``q`` clipped 0.05 rad (or m) inside the position limits."""
+    chain = kinematics.chain
+    return np.clip(q, chain.lower + 0.05, chain.upper - 0.05)
+
+
+def near_singular_configuration(kinematics: ChainKinematics, q_center: np.ndarray,
+                                task_rows: Tuple[int, ...], sigma_target: float,
+                                seed: int) -> np.ndarray:
+    """
+    Return a sampled configuration with sigma_min near ``sigma_target``, close to ``q_center``.
+
+    Half the samples lie within 0.8 rad of ``q_center``, half anywhere within the limits;
+    the pick minimises ``|sigma_min - sigma_target| + 0.002 |q - q_center|``.
+    """
+    rng = np.random.default_rng(seed)
+    chain = kinematics.chain
+    near = q_center + rng.uniform(-0.8, 0.8, size=(SEARCH_SAMPLES // 2, len(q_center)))
+    anywhere = rng.uniform(np.maximum(chain.lower, -np.pi), np.minimum(chain.upper, np.pi),
+                           size=(SEARCH_SAMPLES // 2, len(q_center)))
+    samples = clipped_inside_limits(kinematics, np.vstack([near, anywhere]))
+    J = task_jacobian(kinematics.jacobian(samples), task_rows)
+    sigma_min = np.linalg.svd(J, compute_uv=False)[:, -1]
+    cost = (np.abs(sigma_min - sigma_target)
+            + 0.002 * np.linalg.norm(samples - q_center, axis=1))
+    return samples[int(np.argmin(cost))]
+
+
+def plan_segments(kinematics: ChainKinematics, home: np.ndarray,
+                  task_rows: Tuple[int, ...], seed: int = 3) -> List[Segment]:
+    """Return the demo's targets for an arm starting at ``home``."""
+    n = len(home)
+    alternating = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    q_a = clipped_inside_limits(kinematics, home + 0.35 * alternating)
+    q_b = clipped_inside_limits(kinematics, home - 0.3 * alternating)
+    q_c = clipped_inside_limits(kinematics, home + 0.25)
+    q_stretch = near_singular_configuration(kinematics, q_a, task_rows, STRETCH_SIGMA, seed)
+    T_far = kinematics.tip_pose(q_b)
+    solver = IkSolver(kinematics)
+    direction = T_far[:3, 3] - solver.reach_origin
+    T_far[:3, 3] = solver.reach_origin + 2.0 * solver.reach * direction / np.linalg.norm(
+        direction)
+    return [
+        Segment('reach pose A', kinematics.tip_pose(q_a), False, True),
+        Segment('stretch to near-singular', kinematics.tip_pose(q_stretch), False, True),
+        Segment('leave it for pose B', kinematics.tip_pose(q_b), False, True),
+        Segment('unreachable (2x reach)', T_far, False, False),
+        Segment('position-only goal', kinematics.tip_pose(q_c), True, True),
+    ]
+
+
+def singular_replay_target(kinematics: ChainKinematics, q_start: np.ndarray,
+                           task_rows: Tuple[int, ...], seed: int = 3) -> Segment:
+    """Return a target at the most singular configuration found near ``q_start``."""
+    q_singular = near_singular_configuration(kinematics, q_start, task_rows, 0.0, seed)
+    return Segment('singular pose', kinematics.tip_pose(q_singular), False, True)
+
+
+@dataclass(frozen=True)
+class Replay:
+    """Time (s), peak joint speed as a fraction of its limit, and sigma_min per step."""
+
+    time: np.ndarray
+    peak_speed_fraction: np.ndarray
+    sigma_min: np.ndarray
+
+
+def replay_servo(kinematics: ChainKinematics, q_start: np.ndarray, segment: Segment,
+                 options: ServoOptions, task_rows: Tuple[int, ...], duration: float,
+                 dt: float, mask: Optional[Tuple[bool, ...]] = None) -> Replay:
+    """Servo from ``q_start`` toward the segment's target offline; record joint speeds."""
+    controller = ServoController(kinematics)
+    if mask is not None:
+        options = ServoOptions(**{**options.__dict__, 'mask': mask})
+    q = q_start.copy()
+    limits = kinematics.chain.velocity_limits
+    times, peaks, sigmas = [], [], []
+    for index in range(int(duration / dt)):
+        step = controller.step(q, segment.T_base_target, dt, options)
+        times.append(index * dt)
+        peaks.append(float(np.max(np.abs(step.velocity) / limits)))
+        sigmas.append(manipulability(task_jacobian(kinematics.jacobian(q),
+                                                   task_rows)).sigma_min)
+        q = step.q_next
+    return Replay(np.array(times), np.array(peaks), np.array(sigmas))
+
+
+def undamped_options(options: ServoOptions) -> ServoOptions:
+    """Return ``options`` with no damping and no joint speed limit: a plain pseudo-inverse."""
+    return ServoOptions(**{**options.__dict__,
+                           'damping': DampingSchedule(singular_value_threshold=1e-12,
+                                                      max_damping=1e-12),
+                           'velocity_scale': 1e9})

@@ -1,0 +1,29 @@
+"""The closed-loop demo, run as a user runs it (console script, real processes)."""
+
+import os
+import subprocess
+import sys
+
+from ros_ik.tools.node_processes import executable
+
+
+def test_demo_reaches_reachable_targets_within_speed_limits(tmp_path, ros_domain_id):
+    """Run the demo on the default arm and check its table, exit code and plot."""
+    completed = subprocess.run(
+        [executable('ros_ik_demo'), '--headless', '--output', str(tmp_path)],
+        capture_output=True, text=True, timeout=240, env=dict(os.environ))
+    output = completed.stdout
+    sys.stdout.write(output)
+    assert completed.returncode == 0, output + completed.stderr
+    rows = {line[:28].strip(): line[28:].split() for line in output.splitlines()
+            if line[:28].strip() in ('reach pose A', 'stretch to near-singular',
+                                     'leave it for pose B', 'unreachable (2x reach)',
+                                     'position-only goal')}
+    assert len(rows) == 5
+    for label, columns in rows.items():
+        expect, result, _, _, _, peak_speed, _, highest_damping = columns
+        assert result == ('reached' if expect == 'reach' else 'unreachable'), label
+        assert float(peak_speed) <= 0.5 + 1e-9, label  # velocity_scale of the demo
+    assert float(rows['stretch to near-singular'][-1]) > 0.0  # damping engaged
+    assert os.path.getsize(tmp_path / 'ros_ik_demo_ur5.png') > 10000
+    assert 'demo succeeded' in output

@@ -1,0 +1,460 @@
+"""
+Integration tests: the real ik_node process, talking over real DDS to this test process.
+
+The test process plays the arm ("echo arm"): it publishes joint_states and applies every
+joint command it receives, closing the loop across processes.
+"""
+
+import math
+import time
+from typing import List
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from geometry_msgs.msg import PointStamped, PoseStamped
+import numpy as np
+import pytest
+from rcl_interfaces.msg import Parameter as ParameterMessage
+from rcl_interfaces.msg import ParameterType, ParameterValue
+from rcl_interfaces.srv import SetParameters
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from ros_ik.kinematics.bundled_arms import bundled_urdf_path, load_bundled_chain
+from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.kinematics.transforms import pose_error
+from ros_ik.node.messages import pose_message
+from ros_ik.tools.node_processes import NodeProcess, RosPeer
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64, Float64MultiArray, String
+from trajectory_msgs.msg import JointTrajectory
+
+UR5_HOME = [0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0]
+UR5_GOAL = [0.4, -1.2, 1.3, -1.7, -1.3, 0.5]
+UPDATE_RATE = 100.0
+VELOCITY_SCALE = 0.5
+
+
+@pytest.fixture
+def peer(ros_domain_id):
+    """Yield a test-side node in the test's own DDS domain."""
+    test_peer = RosPeer()
+    yield test_peer
+    test_peer.close()
+
+
+@pytest.fixture
+def start_node(ros_domain_id, tmp_path):
+    """Yield a function starting ik_node (None drops a parameter); all are stopped after."""
+    processes: List[NodeProcess] = []
+
+    def start(arm: str = 'ur5', **parameters) -> NodeProcess:
+        defaults = {'robot_description_file': bundled_urdf_path(arm),
+                    'update_rate': UPDATE_RATE, 'velocity_scale': VELOCITY_SCALE,
+                    'diagnostics_period': 0.2}
+        if arm == 'planar_2link':
+            defaults['task_axes'] = 'x y'
+        defaults.update(parameters)
+        defaults = {key: value for key, value in defaults.items() if value is not None}
+        log_path = str(tmp_path / f'ik_node_{len(processes)}.log')
+        process = NodeProcess('ik_node', defaults, log_path)
+        processes.append(process)
+        return process
+    yield start
+    for process in processes:
+        process.stop()
+
+
+class EchoArm:
+    """The test-side arm: publishes joint_states, applies each command it receives."""
+
+    def __init__(self, peer: RosPeer, joint_names, q_start, command_type='joint_state'):
+        """Subscribe to the node's command topic of ``command_type`` and start publishing."""
+        self.peer = peer
+        self.joint_names = list(joint_names)
+        self.q = np.array(q_start, dtype=float)
+        self.commands: List[np.ndarray] = []
+        self.velocities: List[np.ndarray] = []
+        self.misnamed_commands: List[List[str]] = []
+        self.publishing = True
+        self.extra_joints = {}
+        node = peer.node
+        self._publisher = node.create_publisher(JointState, 'joint_states', 10)
+        reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+        if command_type == 'joint_state':
+            node.create_subscription(JointState, '/ros_ik/joint_commands',
+                                     self._on_joint_state_command, reliable)
+        elif command_type == 'joint_trajectory':
+            node.create_subscription(JointTrajectory, '/ros_ik/joint_trajectory',
+                                     self._on_trajectory_command, reliable)
+        else:
+            node.create_subscription(Float64MultiArray, '/ros_ik/commands',
+                                     self._on_array_command, reliable)
+        node.create_timer(0.01, self.publish)
+
+    def publish(self) -> None:
+        """Publish the arm's joint state (plus any extra joints configured)."""
+        if not self.publishing:
+            return
+        message = JointState()
+        message.header.stamp = self.peer.node.get_clock().now().to_msg()
+        message.name = self.joint_names + list(self.extra_joints)
+        message.position = [float(v) for v in self.q] + list(self.extra_joints.values())
+        self._publisher.publish(message)
+
+    def _apply(self, positions, velocities=None, names=None) -> None:
+        if names is not None and list(names) != self.joint_names:
+            self.misnamed_commands.append(list(names))  # asserted by the test, not here
+            return
+        self.q = np.array(positions)
+        self.commands.append(self.q.copy())
+        if velocities:
+            self.velocities.append(np.array(velocities))
+
+    def _on_joint_state_command(self, message: JointState) -> None:
+        self._apply(message.position, message.velocity, message.name)
+
+    def _on_trajectory_command(self, message: JointTrajectory) -> None:
+        self._apply(message.points[0].positions, message.points[0].velocities,
+                    message.joint_names)
+
+    def _on_array_command(self, message: Float64MultiArray) -> None:
+        self._apply(message.data)
+
+
+def pose_target(T_base_target: np.ndarray, frame_id: str = 'base_link') -> PoseStamped:
+    """Return a PoseStamped of a 4x4 target."""
+    message = PoseStamped()
+    message.header.frame_id = frame_id
+    message.pose = pose_message(T_base_target)
+    return message
+
+
+def target_publisher(peer: RosPeer, topic: str = '/ros_ik/target_pose', message_type=None):
+    """Return a reliable publisher of targets."""
+    return peer.node.create_publisher(message_type or PoseStamped, topic,
+                                      QoSProfile(depth=1,
+                                                 reliability=ReliabilityPolicy.RELIABLE))
+
+
+def publish_until_matched(peer: RosPeer, publisher, message, timeout: float = 10.0) -> None:
+    """Wait for the node's subscription, then publish ``message`` once."""
+    assert peer.spin_until(lambda: publisher.get_subscription_count() > 0, timeout)
+    publisher.publish(message)
+
+
+def assert_within_velocity_limits(arm: EchoArm, chain, scale: float, q_start) -> None:
+    """Check every command: no joint moved more than ``scale * vmax * dt`` per cycle."""
+    assert arm.misnamed_commands == []
+    limit = scale * chain.velocity_limits / UPDATE_RATE
+    previous = np.array(q_start)
+    for command in arm.commands:
+        assert np.all(np.abs(command - previous) <= limit * (1 + 1e-6) + 1e-12), (
+            command - previous, limit)
+        assert chain.within_limits(command)
+        previous = command
+    for velocity in arm.velocities:
+        assert np.all(np.abs(velocity) <= scale * chain.velocity_limits * (1 + 1e-9))
+
+
+def tip_error(kinematics: ChainKinematics, q, T_base_target, position_only=False) -> float:
+    """Return the larger of the position (m) and, unless position-only, rotation error."""
+    e_p, e_o = pose_error(T_base_target, kinematics.tip_pose(np.asarray(q)))
+    return float(np.linalg.norm(e_p)) if position_only else float(
+        max(np.linalg.norm(e_p), np.linalg.norm(e_o)))
+
+
+@pytest.mark.parametrize('mode, command_type', [('servo', 'joint_state'),
+                                                ('solve', 'joint_trajectory'),
+                                                ('servo', 'float64_multi_array')])
+def test_commands_converge_to_target_within_velocity_limits(peer, start_node, mode,
+                                                            command_type):
+    """Check closed-loop convergence to a pose target and the speed of every command."""
+    chain = load_bundled_chain('ur5')
+    kinematics = ChainKinematics(chain)
+    start_node(mode=mode, command_type=command_type)
+    arm = EchoArm(peer, chain.joint_names, UR5_HOME, command_type)
+    T_base_target = kinematics.tip_pose(np.array(UR5_GOAL))
+    publish_until_matched(peer, target_publisher(peer), pose_target(T_base_target))
+    reached = peer.spin_until(lambda: tip_error(kinematics, arm.q, T_base_target) < 1e-3, 30.0)
+    assert reached, f'error {tip_error(kinematics, arm.q, T_base_target)}'
+    assert len(arm.commands) > 10
+    assert_within_velocity_limits(arm, chain, VELOCITY_SCALE, UR5_HOME)
+
+
+def test_position_only_target_from_a_chain_link_frame(peer, start_node):
+    """Check a PointStamped given in a chain link's frame (resolved with FK) is reached."""
+    chain = load_bundled_chain('ur5')
+    kinematics = ChainKinematics(chain)
+    start_node()
+    arm = EchoArm(peer, chain.joint_names, UR5_HOME)
+    T_base_shoulder = kinematics.link_poses(np.array(UR5_HOME))[1]
+    goal = kinematics.tip_pose(np.array(UR5_GOAL))[:3, 3]
+    goal_in_shoulder = np.linalg.solve(T_base_shoulder, np.append(goal, 1.0))[:3]
+    message = PointStamped()
+    message.header.frame_id = 'shoulder_link'
+    message.point.x, message.point.y, message.point.z = (float(v) for v in goal_in_shoulder)
+    publish_until_matched(peer, target_publisher(peer, '/ros_ik/target_point', PointStamped),
+                          message)
+    T_goal = np.eye(4)
+    T_goal[:3, 3] = goal
+    assert peer.spin_until(
+        lambda: tip_error(kinematics, arm.q, T_goal, position_only=True) < 1e-3, 30.0)
+    assert_within_velocity_limits(arm, chain, VELOCITY_SCALE, UR5_HOME)
+
+
+class Collector:
+    """Keep the messages of one topic."""
+
+    def __init__(self, peer: RosPeer, message_type, topic: str, qos=10) -> None:
+        """Subscribe."""
+        self.messages = []
+        peer.node.create_subscription(message_type, topic, self.messages.append, qos)
+
+    def last(self):
+        """Return the newest message (or None)."""
+        return self.messages[-1] if self.messages else None
+
+
+def ik_status(collector: Collector, node_name: str = 'ros_ik'):
+    """Return the newest '<node>: ik' DiagnosticStatus, or None."""
+    for array in reversed(collector.messages):
+        for status in array.status:
+            if status.name == f'{node_name}: ik':
+                return status
+    return None
+
+
+def status_values(status) -> dict:
+    """Return a status's key/value pairs as a dict."""
+    return {pair.key: pair.value for pair in status.values}
+
+
+def test_planar_manipulability_and_diagnostics_give_three(peer, start_node):
+    """Check w = L1 L2 sin(theta2) = 3.0 on ~/manipulability and /diagnostics at 90 deg."""
+    chain = load_bundled_chain('planar_2link')
+    start_node('planar_2link')
+    manipulability = Collector(peer, Float64, '/ros_ik/manipulability')
+    diagnostics = Collector(peer, DiagnosticArray, '/diagnostics')
+    EchoArm(peer, chain.joint_names, [0.3, math.pi / 2])
+    assert peer.spin_until(lambda: len(manipulability.messages) >= 5
+                           and ik_status(diagnostics) is not None
+                           and 'manipulability' in status_values(ik_status(diagnostics)),
+                           15.0)
+    assert manipulability.last().data == pytest.approx(3.0, abs=1e-12)
+    status = ik_status(diagnostics)
+    values = status_values(status)
+    assert float(values['manipulability']) == pytest.approx(3.0, abs=1e-5)
+    assert float(values['sigma_min']) == pytest.approx(1.113373861, abs=1e-5)
+    assert status.level == DiagnosticStatus.OK and status.message == 'no target yet'
+
+
+def test_no_commands_before_joint_states_and_hold_when_stale(peer, start_node):
+    """Check silence until the first joint state, and ERROR plus no commands when stale."""
+    chain = load_bundled_chain('ur5')
+    kinematics = ChainKinematics(chain)
+    process = start_node(joint_state_timeout=0.3)
+    diagnostics = Collector(peer, DiagnosticArray, '/diagnostics')
+    arm = EchoArm(peer, chain.joint_names, UR5_HOME)
+    arm.publishing = False
+    publish_until_matched(peer, target_publisher(peer),
+                          pose_target(kinematics.tip_pose(np.array(UR5_GOAL))))
+    peer.spin_for(1.5)
+    assert arm.commands == []
+    assert 'waiting for joint_states' in ik_status(diagnostics).message
+    arm.publishing = True
+    assert peer.spin_until(lambda: len(arm.commands) > 20, 10.0)
+    arm.publishing = False
+    peer.spin_for(0.6)
+    count = len(arm.commands)
+    peer.spin_for(1.0)
+    assert len(arm.commands) == count
+    status = ik_status(diagnostics)
+    assert status.level == DiagnosticStatus.ERROR
+    assert 'joint states are stale' in status.message
+    assert 'joint states are stale' in process.output()
+
+
+def send_and_check_alive(peer: RosPeer, manipulability: Collector) -> None:
+    """Check the node still publishes after a bad input."""
+    count = len(manipulability.messages)
+    assert peer.spin_until(lambda: len(manipulability.messages) > count + 3, 5.0)
+
+
+def test_bad_inputs_are_survived_with_clear_warnings(peer, start_node):
+    """Send every kind of bad input; the node warns, keeps running and still reaches."""
+    chain = load_bundled_chain('ur5')
+    kinematics = ChainKinematics(chain)
+    process = start_node()
+    manipulability = Collector(peer, Float64, '/ros_ik/manipulability')
+    diagnostics = Collector(peer, DiagnosticArray, '/diagnostics')
+    arm = EchoArm(peer, chain.joint_names, UR5_HOME)
+    targets = target_publisher(peer)
+    joint_states = peer.node.create_publisher(JointState, 'joint_states', 10)
+    assert peer.spin_until(lambda: targets.get_subscription_count() > 0
+                           and len(manipulability.messages) > 0, 10.0)
+
+    def bad_pose(position, quaternion, frame='base_link') -> None:
+        message = PoseStamped()
+        message.header.frame_id = frame
+        (message.pose.position.x, message.pose.position.y,
+         message.pose.position.z) = position
+        (message.pose.orientation.x, message.pose.orientation.y,
+         message.pose.orientation.z, message.pose.orientation.w) = quaternion
+        targets.publish(message)
+        send_and_check_alive(peer, manipulability)
+
+    bad_pose((float('nan'), 0.0, 0.5), (0.0, 0.0, 0.0, 1.0))
+    bad_pose((0.3, 0.0, 0.5), (0.0, 0.0, float('inf'), 1.0))
+    bad_pose((0.3, 0.0, 0.5), (0.0, 0.0, 0.0, 0.0))
+    bad_pose((0.3, 0.0, 0.5), (0.0, 0.0, 0.0, 1.0), frame='map')
+    assert arm.commands == [] or np.allclose(arm.commands[-1], UR5_HOME, atol=1e-9)
+    for names, positions in ((chain.joint_names[:3], [float(v) for v in arm.q[:3]]),
+                             (list(chain.joint_names), [float('nan')] * 6),
+                             (list(chain.joint_names), [0.0] * 5)):
+        message = JointState(name=list(names), position=positions)
+        joint_states.publish(message)
+        send_and_check_alive(peer, manipulability)
+    arm.extra_joints = {'gripper_finger': 0.01}
+    send_and_check_alive(peer, manipulability)
+    # Unreachable: 3 m away. ERROR status with the reason, commands stay within limits.
+    far = np.eye(4)
+    far[:3, 3] = [3.0, 0.0, 0.5]
+    targets.publish(pose_target(far))
+    assert peer.spin_until(lambda: ik_status(diagnostics) is not None
+                           and 'target out of reach' in ik_status(diagnostics).message, 10.0)
+    assert ik_status(diagnostics).level == DiagnosticStatus.ERROR
+    # A flood of 1000 targets at about 1 kHz, then the real one: it must be reached promptly.
+    T_base_target = kinematics.tip_pose(np.array(UR5_GOAL))
+    flood = pose_target(kinematics.tip_pose(np.array(UR5_HOME)))
+    flood_start = time.monotonic()
+    for _ in range(1000):
+        targets.publish(flood)
+        peer.executor.spin_once(timeout_sec=0.001)  # ~1 kHz, and the echo arm keeps up
+    assert time.monotonic() - flood_start < 5.0
+    unnormalised = pose_target(T_base_target)
+    unnormalised.pose.orientation.w *= 2.0
+    unnormalised.pose.orientation.x *= 2.0
+    unnormalised.pose.orientation.y *= 2.0
+    unnormalised.pose.orientation.z *= 2.0
+    targets.publish(unnormalised)
+    assert peer.spin_until(lambda: tip_error(kinematics, arm.q, T_base_target) < 1e-3, 20.0)
+    assert_within_velocity_limits(arm, chain, VELOCITY_SCALE, UR5_HOME)
+    output = process.output()
+    for expected in ('target ignored: target position is not finite',
+                     'target ignored: target orientation is not finite',
+                     'target ignored: target orientation is a zero quaternion',
+                     'target ignored: unknown frame "map"',
+                     'joint_states has non-finite positions for shoulder_pan_joint',
+                     'joint_states has 6 names but 5 positions; message ignored',
+                     'joint_states message lacks chain joints wrist_1_joint, wrist_2_joint, '
+                     'wrist_3_joint; using their last known positions',
+                     'joint_states also carries joints outside the chain, ignored: '
+                     'gripper_finger',
+                     'target out of reach: 3.',
+                     'target quaternion has norm 2; normalised'):
+        assert expected in output, expected
+    assert process.process.poll() is None
+
+
+@pytest.mark.parametrize('parameters, expected', [
+    ({'robot_description_file': '/nonexistent/arm.urdf'},
+     'cannot start: cannot read robot_description_file "/nonexistent/arm.urdf": '
+     'No such file or directory'),
+    ({'robot_description': '"<robot name=\'r\'><link name=\'a\'/"'},
+     'cannot start: malformed URDF: unclosed token'),
+    ({'tip_link': 'gripper'}, 'cannot start: tip link "gripper" is not in the URDF of robot '
+                              '"ur5_class"'),
+    ({'mode': 'teleport'}, "cannot start: parameter mode = 'teleport' is not allowed (allowed: "
+                           'one of servo, solve)'),
+    ({'update_rate': 0.0}, 'cannot start: parameter update_rate = 0.0 is out of range '
+                           '(allowed: 1 to 1000)'),
+    ({'update_rate': 5000}, 'cannot start: parameter update_rate = 5000.0 is out of range '
+                            '(allowed: 1 to 1000)'),
+    ({'point_orientation': 'wobble'}, "cannot start: parameter point_orientation = 'wobble' "
+                                      'is not allowed (allowed: one of free, hold)'),
+    ({'base_link': 'tool0'}, 'cannot start: parameters base_link and tip_link are both '
+                             '"tool0": the chain needs two different links'),
+])
+def test_bad_start_up_exits_non_zero_naming_the_problem(start_node, parameters, expected):
+    """Check fatal start-up errors: exit code 1, a FATAL line with the message, no traceback."""
+    process = start_node(**parameters)
+    assert process.wait(timeout=30.0) == 1
+    output = process.output()
+    assert expected in output
+    assert '[FATAL]' in output and 'Traceback' not in output
+
+
+def publish_robot_description(peer: RosPeer, arm: str):
+    """Publish a bundled arm's URDF on the latched /robot_description; return the publisher."""
+    latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    publisher = peer.node.create_publisher(String, '/robot_description', latched)
+    with open(bundled_urdf_path(arm), encoding='utf-8') as urdf:
+        publisher.publish(String(data=urdf.read()))
+    return publisher
+
+
+def test_integer_rate_and_a_target_before_the_model_are_taken_in_stride(peer, start_node):
+    """Check update_rate:=200 (an integer) runs, and an early bad-frame target is refused."""
+    chain = load_bundled_chain('planar_2link')
+    process = start_node('planar_2link', robot_description_file=None, update_rate=200)
+    early = PoseStamped()
+    early.header.frame_id = 'map'
+    early.pose.orientation.w = 1.0
+    publish_until_matched(peer, target_publisher(peer), early)
+    assert peer.spin_until(lambda: 'waiting for the robot_description topic' in
+                           process.output(), 20.0)
+    publish_robot_description(peer, 'planar_2link')
+    manipulability = Collector(peer, Float64, '/ros_ik/manipulability')
+    EchoArm(peer, chain.joint_names, [0.0, math.pi / 2])
+    assert peer.spin_until(lambda: len(manipulability.messages) > 20
+                           and 'unknown frame "map"' in process.output(), 15.0)
+    assert process.process.poll() is None
+
+
+def set_parameter(peer: RosPeer, name: str, value):
+    """Call ~/set_parameters of the node (typed as ``value`` is); return the result."""
+    client = peer.node.create_client(SetParameters, '/ros_ik/set_parameters')
+    assert client.wait_for_service(timeout_sec=10.0)
+    if isinstance(value, str):
+        ros_value = ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=value)
+    elif isinstance(value, int):
+        ros_value = ParameterValue(type=ParameterType.PARAMETER_INTEGER, integer_value=value)
+    else:
+        ros_value = ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=value)
+    request = SetParameters.Request(parameters=[ParameterMessage(name=name, value=ros_value)])
+    future = client.call_async(request)
+    assert peer.spin_until(future.done, 10.0)
+    return future.result().results[0]
+
+
+def test_parameters_rejected_out_of_range_and_applied_in_range(peer, start_node):
+    """Check a velocity_scale outside its range is rejected; a valid one slows commands."""
+    chain = load_bundled_chain('ur5')
+    kinematics = ChainKinematics(chain)
+    start_node()
+    rejected = set_parameter(peer, 'velocity_scale', 5.0)
+    assert not rejected.successful
+    assert 'velocity_scale' in rejected.reason or 'range' in rejected.reason
+    assert set_parameter(peer, 'gain', 4).successful  # an integer for a double
+    wobble = set_parameter(peer, 'point_orientation', 'wobble')
+    assert not wobble.successful and 'one of free, hold' in wobble.reason
+    accepted = set_parameter(peer, 'velocity_scale', 0.1)
+    assert accepted.successful
+    arm = EchoArm(peer, chain.joint_names, UR5_HOME)
+    T_base_target = kinematics.tip_pose(np.array(UR5_GOAL))
+    publish_until_matched(peer, target_publisher(peer), pose_target(T_base_target))
+    assert peer.spin_until(lambda: len(arm.commands) > 50, 10.0)
+    assert_within_velocity_limits(arm, chain, 0.1, UR5_HOME)
+    speeds = np.abs(np.diff(np.array(arm.commands), axis=0)) * UPDATE_RATE
+    assert speeds.max() > 0.09 * chain.velocity_limits.min()  # the new cap is the one in use
+
+
+def test_robot_description_from_latched_topic(peer, start_node):
+    """Check that without parameters the node waits for /robot_description, then works."""
+    chain = load_bundled_chain('planar_2link')
+    process = start_node('planar_2link', robot_description_file=None)
+    publish_robot_description(peer, 'planar_2link')
+    manipulability = Collector(peer, Float64, '/ros_ik/manipulability')
+    EchoArm(peer, chain.joint_names, [0.0, math.pi / 2])
+    assert peer.spin_until(lambda: len(manipulability.messages) > 3, 15.0)
+    assert manipulability.last().data == pytest.approx(3.0)
+    assert 'waiting for the robot_description topic' in process.output()

@@ -1,0 +1,49 @@
+"""The warm-up compiles every kernel the node uses, so no control cycle compiles one."""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+# Run with an empty numba cache: the warm-up must compile (events > 0), and the node's calls
+# afterwards (IK full pose and position-only, servo, FK, frames, log map) must not.
+CHECK = """
+from numba.core import event
+import numpy as np
+from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, bundled_urdf_path
+from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.kinematics.damped_least_squares import COMMAND_DAMPING, damped_step
+from ros_ik.kinematics.ik_solver import IkOptions, IkSolver
+from ros_ik.kinematics.kernel_warm_up import warm_up_kernels
+from ros_ik.kinematics.servo_step import ServoController, ServoOptions
+from ros_ik.kinematics.task_space import POSITION_ONLY
+from ros_ik.kinematics.transforms import pose_error
+from ros_ik.kinematics.urdf_loader import load_urdf_file
+with event.install_recorder('numba:compile') as warm_up:
+    warm_up_kernels()
+arm = BUNDLED_ARMS['panda']
+chain = load_urdf_file(bundled_urdf_path('panda'), arm.base_link, arm.tip_link)
+with event.install_recorder('numba:compile') as later:
+    solver = IkSolver(ChainKinematics(chain))
+    q = chain.middle_configuration()
+    T_base_target = solver.kinematics.tip_pose(q + 0.2)
+    solver.solve(T_base_target, q)
+    solver.solve(T_base_target, q, IkOptions(mask=POSITION_ONLY))
+    ServoController(solver.kinematics).step(q, T_base_target, 0.01, ServoOptions())
+    solver.kinematics.link_poses(q)
+    pose_error(T_base_target, solver.kinematics.tip_pose(np.stack([q, q])))
+    damped_step(solver.kinematics.jacobian(q), np.ones(6), COMMAND_DAMPING)
+print(len(warm_up.buffer), len(later.buffer))
+"""
+
+
+def test_warm_up_compiles_every_kernel_the_node_calls():
+    """Start from an empty cache; count numba compilations during and after the warm-up."""
+    with tempfile.TemporaryDirectory() as cache:
+        completed = subprocess.run([sys.executable, '-c', CHECK], capture_output=True,
+                                   text=True, timeout=300,
+                                   env={**os.environ, 'NUMBA_CACHE_DIR': cache})
+    assert completed.returncode == 0, completed.stderr
+    during, after = (int(count) for count in completed.stdout.split())
+    assert during > 0
+    assert after == 0

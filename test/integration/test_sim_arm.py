@@ -1,0 +1,71 @@
+"""The simulated arm with the IK node, both as real processes, for every command type."""
+
+from geometry_msgs.msg import PoseStamped
+import numpy as np
+import pytest
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, bundled_urdf_path, load_bundled_chain
+from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.kinematics.transforms import pose_error
+from ros_ik.node.messages import pose_message
+from ros_ik.tools.node_processes import NodeProcess, RosPeer
+from sensor_msgs.msg import JointState
+from visualization_msgs.msg import Marker, MarkerArray
+
+COMMAND_TOPICS = {'joint_state': 'joint_commands', 'joint_trajectory': 'joint_trajectory',
+                  'float64_multi_array': 'commands'}
+
+
+@pytest.fixture
+def peer(ros_domain_id):
+    """Yield a test-side node in the test's own domain."""
+    test_peer = RosPeer()
+    yield test_peer
+    test_peer.close()
+
+
+@pytest.mark.parametrize('command_type', sorted(COMMAND_TOPICS))
+def test_sim_arm_follows_ik_commands_to_the_target(peer, tmp_path, command_type):
+    """Check the closed loop sim_arm <-> ik_node reaches a Panda-class target."""
+    arm = BUNDLED_ARMS['panda']
+    chain = load_bundled_chain('panda')
+    kinematics = ChainKinematics(chain)
+    urdf = bundled_urdf_path('panda')
+    links = {'base_link': arm.base_link, 'tip_link': arm.tip_link}
+    topic = COMMAND_TOPICS[command_type]
+    home = '[' + ', '.join(str(v) for v in arm.home) + ']'
+    processes = [
+        NodeProcess('sim_arm', {'robot_description_file': urdf, 'initial_positions': home,
+                                **links}, str(tmp_path / 'sim.log'),
+                    ['-r', f'{topic}:=/ros_ik/{topic}']),
+        NodeProcess('ik_node', {'robot_description_file': urdf, 'command_type': command_type,
+                                **links}, str(tmp_path / 'ik.log'))]
+    try:
+        states, markers = [], []
+        peer.node.create_subscription(JointState, 'joint_states', states.append, 10)
+        peer.node.create_subscription(MarkerArray, '/ros_ik/markers', markers.append, 10)
+        publisher = peer.node.create_publisher(
+            PoseStamped, '/ros_ik/target_pose',
+            QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE))
+        goal = np.array(arm.home) + np.array([0.3, 0.2, -0.2, 0.3, 0.2, -0.2, 0.3])
+        T_base_target = kinematics.tip_pose(goal)
+        message = PoseStamped(pose=pose_message(T_base_target))
+        message.header.frame_id = arm.base_link
+        assert peer.spin_until(lambda: publisher.get_subscription_count() > 0 and states, 20.0)
+        publisher.publish(message)
+
+        def error() -> float:
+            e_p, e_o = pose_error(T_base_target,
+                                  kinematics.tip_pose(np.array(states[-1].position)))
+            return max(np.linalg.norm(e_p), np.linalg.norm(e_o))
+        assert peer.spin_until(lambda: error() < 1e-3, 30.0), error()
+        speeds = np.abs(np.array([state.velocity for state in states]))
+        assert np.all(speeds <= chain.velocity_limits * (1 + 1e-6))  # the simulated motors
+        assert peer.spin_until(lambda: markers and len(markers[-1].markers) == 2, 5.0)
+        target_marker, ellipsoid = markers[-1].markers
+        assert target_marker.type == Marker.ARROW and ellipsoid.type == Marker.SPHERE
+        assert target_marker.pose.position.x == pytest.approx(T_base_target[0, 3], abs=1e-9)
+        assert ellipsoid.header.frame_id == arm.base_link
+    finally:
+        for process in processes:
+            process.stop()

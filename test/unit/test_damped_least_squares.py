@@ -1,0 +1,69 @@
+"""The Jacobi eigen-solver and both DLS step paths against numpy's LAPACK and each other."""
+
+from hypothesis import given, settings, strategies as st
+import numpy as np
+import pytest
+
+from ros_ik.kinematics.damped_least_squares import (damped_step, damped_step_into, DampingSchedule,
+                                                    fast_damped_step_into)
+from ros_ik.kinematics.symmetric_eigen import symmetric_eigen_into
+
+THRESHOLD, MAX_DAMPING = 0.02, 0.05
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=1, max_value=6), st.integers(min_value=1, max_value=8),
+       st.floats(min_value=-6.0, max_value=2.0), st.integers(min_value=0, max_value=2 ** 31))
+def test_jacobi_eigen_matches_lapack(m, n, log_scale, seed):
+    """Check eigenvalues (ascending), orthonormal vectors and reconstruction of J J^T."""
+    J = np.random.default_rng(seed).normal(size=(m, n)) * 10.0 ** log_scale
+    M = J @ J.T
+    eigenvalues, V = np.empty(m), np.empty((m, m))
+    symmetric_eigen_into(M.copy(), eigenvalues, V)
+    size = np.abs(M).max()
+    np.testing.assert_allclose(eigenvalues, np.linalg.eigvalsh(M), rtol=0, atol=1e-13 * size)
+    np.testing.assert_allclose(V.T @ V, np.eye(m), atol=1e-13)
+    np.testing.assert_allclose(V @ np.diag(eigenvalues) @ V.T, M, rtol=0, atol=1e-13 * size)
+
+
+def reference_step(J, error, active, scale):
+    """Return the DLS step from numpy's SVD of the active columns (the formula, directly)."""
+    J_active = J * active
+    U, sigma, Vt = np.linalg.svd(J_active, full_matrices=False)
+    rank = min(J.shape[0], int(active.sum()))
+    ratio = min(sigma[rank - 1] / THRESHOLD, 1.0)
+    damping_squared = (1.0 - ratio ** 2) * MAX_DAMPING ** 2 * scale
+    keep = sigma > 1e-6 * sigma[0]
+    gain = np.where(keep, sigma / (sigma ** 2 + damping_squared), 0.0)
+    return Vt.T @ (gain * (U.T @ error))
+
+
+@pytest.mark.parametrize('sigma_min', [1.0, 0.03, 0.021, 0.019, 0.005, 1e-5])
+@pytest.mark.parametrize('held', [(), (2,), (1, 4)])
+def test_both_step_paths_match_the_svd_formula(sigma_min, held):
+    """Build J = U diag(sigma) V^T; compare the eigen and the Cholesky-first paths to SVD."""
+    rng = np.random.default_rng(7)
+    U, _ = np.linalg.qr(rng.normal(size=(6, 6)))
+    V, _ = np.linalg.qr(rng.normal(size=(7, 7)))
+    sigma = np.array([2.0, 1.5, 1.0, 0.7, 0.4, sigma_min])
+    J = U @ np.hstack([np.diag(sigma), np.zeros((6, 1))]) @ V.T
+    error = rng.normal(size=6) * 0.1
+    active = np.ones(7, dtype=bool)
+    active[list(held)] = False
+    expected = reference_step(J, error, active, 0.5)
+    eigen_dq, fast_dq = np.empty(7), np.empty(7)
+    damped_step_into(J, error, active, THRESHOLD, MAX_DAMPING, 0.5, eigen_dq)
+    fast_damped_step_into(J, error, active, THRESHOLD, MAX_DAMPING, 0.5, fast_dq)
+    scale = max(1.0, np.abs(expected).max())
+    np.testing.assert_allclose(eigen_dq, expected, rtol=0, atol=1e-9 * scale)
+    np.testing.assert_allclose(fast_dq, expected, rtol=0, atol=1e-9 * scale)
+    assert np.all(eigen_dq[list(held)] == 0.0)
+
+
+def test_step_reports_sigma_min_and_damping_from_the_schedule():
+    """Check lam = lam_max sqrt(1 - (sigma_min/eps)^2) below eps and 0 above."""
+    for sigma_min, expected in ((0.01, MAX_DAMPING * np.sqrt(0.75)), (0.05, 0.0)):
+        J = np.diag([1.0, sigma_min])
+        step = damped_step(J, np.ones(2), DampingSchedule(THRESHOLD, MAX_DAMPING))
+        assert step.sigma_min == pytest.approx(sigma_min, rel=1e-12)
+        assert step.damping == pytest.approx(expected, rel=1e-12)

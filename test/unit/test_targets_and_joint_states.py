@@ -1,0 +1,97 @@
+"""Unit tests of the input handling: targets, their frames, joint states, log throttling."""
+
+import numpy as np
+import pytest
+from ros_ik.control.joint_state_cache import JointStateCache
+from ros_ik.control.targets import check_pose, is_known_frame, known_frames
+from ros_ik.kinematics.bundled_arms import load_bundled_chain
+from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.node.throttled_log import KeyedThrottle
+
+
+@pytest.mark.parametrize('position, quaternion, error', [
+    ((np.nan, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0), 'target position is not finite: [nan, 0.0, 0.0]'),
+    ((0.0, 0.0, 0.0), (0.0, np.inf, 0.0, 1.0),
+     'target orientation is not finite: [0.0, inf, 0.0, 1.0]'),
+    ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0),
+     'target orientation is a zero quaternion; set w = 1 for no rotation'),
+])
+def test_bad_targets_are_rejected_with_reason(position, quaternion, error):
+    """Check NaN, inf and zero quaternions are rejected with their messages."""
+    check = check_pose(position, quaternion)
+    assert check.T_frame_target is None and check.error == error
+
+
+def test_unnormalised_quaternion_is_normalised_with_warning():
+    """Check a quaternion of norm 2 becomes a proper rotation and is reported."""
+    check = check_pose((1.0, 2.0, 3.0), (0.0, 0.0, 2.0 * np.sin(0.5), 2.0 * np.cos(0.5)))
+    assert check.warning == 'target quaternion has norm 2; normalised'
+    R = check.T_frame_target[:3, :3]
+    np.testing.assert_allclose(R @ R.T, np.eye(3), atol=1e-12)
+    np.testing.assert_allclose(check.T_frame_target[:3, 3], [1.0, 2.0, 3.0])
+    assert check_pose((0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0 + 1e-4)).warning == ''
+
+
+def test_frames_resolve_to_base_links_and_tip():
+    """Check the base (also ''), chain links and tip resolve; other frames do not."""
+    kinematics = ChainKinematics(load_bundled_chain('ur5'))
+    chain = kinematics.chain
+    q = np.array([0.1, -1.0, 1.0, -1.2, -1.5, 0.2])
+    np.testing.assert_array_equal(kinematics.frame_pose(q, ''), np.eye(4))
+    np.testing.assert_array_equal(kinematics.frame_pose(q, 'base_link'), np.eye(4))
+    np.testing.assert_allclose(kinematics.frame_pose(q, 'tool0'), kinematics.tip_pose(q))
+    np.testing.assert_allclose(kinematics.frame_pose(q, 'forearm_link'),
+                               kinematics.link_poses(q)[3])
+    assert kinematics.frame_pose(q, 'map') is None
+    assert is_known_frame(chain, 'wrist_2_link') and is_known_frame(chain, '')
+    assert not is_known_frame(chain, 'map')
+    assert known_frames(chain) == ('base_link, shoulder_link, upper_arm_link, forearm_link, '
+                                   'wrist_1_link, wrist_2_link, wrist_3_link, tool0')
+
+
+def test_links_fixed_inside_the_chain_are_frames_too():
+    """Check panda_link8 and panda_hand (fixed joints) resolve to their FK poses."""
+    kinematics = ChainKinematics(load_bundled_chain('panda'))
+    chain = kinematics.chain
+    q = np.array([0.1, -0.5, 0.2, -2.0, 0.1, 1.6, 0.5])
+    assert is_known_frame(chain, 'panda_link8') and is_known_frame(chain, 'panda_hand')
+    T_base_link7 = kinematics.link_poses(q)[7]
+    T_base_link8 = kinematics.frame_pose(q, 'panda_link8')
+    # Published Panda geometry: flange 0.107 m along link7's z axis, same orientation.
+    np.testing.assert_allclose(T_base_link8[:3, :3], T_base_link7[:3, :3], atol=1e-12)
+    np.testing.assert_allclose(T_base_link8[:3, 3],
+                               T_base_link7[:3, 3] + 0.107 * T_base_link7[:3, 2], atol=1e-12)
+    T_base_hand = kinematics.frame_pose(q, 'panda_hand')
+    T_base_tcp = kinematics.frame_pose(q, 'panda_hand_tcp')
+    np.testing.assert_allclose(np.linalg.solve(T_base_hand, T_base_tcp)[:3, :3], np.eye(3),
+                               atol=1e-12)
+    np.testing.assert_allclose(T_base_tcp, kinematics.tip_pose(q), atol=1e-15)
+
+
+def test_joint_state_cache_merges_by_name_and_rejects_bad_messages():
+    """Check merging of partial messages, extra joints, NaN and length mismatches."""
+    cache = JointStateCache(('a', 'b', 'c'))
+    update = cache.update(['b', 'gripper'], [0.5, 0.01], receive_time=1.0)
+    assert update.extra_joints == ('gripper',) and update.absent_joints == ('a', 'c')
+    assert cache.positions() is None and cache.missing_joints() == ['a', 'c']
+    cache.update(['c', 'a'], [0.3, 0.1], receive_time=2.0)
+    np.testing.assert_array_equal(cache.positions(), [0.1, 0.5, 0.3])
+    assert cache.age(now=2.5) == pytest.approx(1.5)
+    bad = cache.update(['a', 'b'], [np.nan, 1.0], receive_time=3.0)
+    assert bad.error == 'joint_states has non-finite positions for a; message ignored'
+    assert cache.update(['a'], [1.0, 2.0], 3.0).error == (
+        'joint_states has 1 names but 2 positions; message ignored')
+    np.testing.assert_array_equal(cache.positions(), [0.1, 0.5, 0.3])
+
+
+def test_keyed_throttle_keeps_problems_apart():
+    """Check each key is logged once per period and keys do not hide each other."""
+    logged = []
+    now = [0.0]
+    throttle = KeyedThrottle(logged.append, 2.0, clock=lambda: now[0])
+    assert throttle('nan', 'position is NaN')
+    assert not throttle('nan', 'position is NaN again')
+    assert throttle('frame', 'unknown frame')
+    now[0] = 2.5
+    assert throttle('nan', 'position is NaN later')
+    assert logged == ['position is NaN', 'unknown frame', 'position is NaN later']

@@ -1,0 +1,65 @@
+"""Property tests of the rotation helpers (hypothesis)."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+import numpy as np
+import pytest
+from ros_ik.kinematics.transforms import (axis_angle_matrix, matrix_to_quaternion,
+                                          quaternion_to_matrix, rotation_vector,
+                                          rotation_vector_to_matrix, rpy_to_matrix)
+
+angles = st.floats(min_value=-np.pi, max_value=np.pi, allow_nan=False)
+components = st.floats(min_value=-1.0, max_value=1.0, allow_nan=False)
+quaternions = st.tuples(components, components, components, components).filter(
+    lambda q: np.linalg.norm(q) > 1e-3).map(lambda q: np.array(q) / np.linalg.norm(q))
+
+
+def assert_rotation(R: np.ndarray) -> None:
+    """Assert that ``R`` is orthonormal with determinant +1."""
+    np.testing.assert_allclose(R @ R.T, np.eye(3), atol=1e-12)
+    assert np.linalg.det(R) == pytest.approx(1.0, abs=1e-12)
+
+
+@given(angles, angles, angles)
+def test_rpy_gives_rotation_matching_fixed_axis_product(roll, pitch, yaw):
+    """Check ``R = Rz(yaw) Ry(pitch) Rx(roll)`` and orthonormality."""
+    R = rpy_to_matrix(roll, pitch, yaw)
+    assert_rotation(R)
+    expected = (axis_angle_matrix(np.array([0.0, 0.0, 1.0]), yaw)
+                @ axis_angle_matrix(np.array([0.0, 1.0, 0.0]), pitch)
+                @ axis_angle_matrix(np.array([1.0, 0.0, 0.0]), roll))
+    np.testing.assert_allclose(R, expected, atol=1e-12)
+
+
+@given(quaternions)
+def test_quaternion_round_trip(q):
+    """Check quaternion -> matrix -> quaternion returns ``q`` up to sign."""
+    R = quaternion_to_matrix(q)
+    assert_rotation(R)
+    q_back = matrix_to_quaternion(R)
+    sign = 1.0 if np.dot(q, q_back) >= 0.0 else -1.0
+    np.testing.assert_allclose(sign * q_back, q, atol=1e-9)
+
+
+@given(st.tuples(components, components, components).filter(
+    lambda v: np.linalg.norm(v) > 1e-6), st.floats(min_value=0.0, max_value=np.pi))
+def test_rotation_vector_inverts_exponential(axis, angle):
+    """Check ``log(exp(r)) = r`` for angles in [0, pi], including angles near pi."""
+    r = np.array(axis) / np.linalg.norm(axis) * angle
+    R = rotation_vector_to_matrix(r)
+    assert_rotation(R)
+    r_back = rotation_vector(R)
+    if angle > np.pi - 1e-6:
+        # At pi, r and -r are the same rotation.
+        np.testing.assert_allclose(rotation_vector_to_matrix(r_back), R, atol=1e-9)
+    else:
+        np.testing.assert_allclose(r_back, r, atol=1e-9)
+
+
+@settings(max_examples=50)
+@given(st.lists(quaternions, min_size=1, max_size=5))
+def test_rotation_vector_batched_equals_one_by_one(qs):
+    """Check the batched logarithm against single calls."""
+    Rs = np.array([quaternion_to_matrix(q) for q in qs])
+    np.testing.assert_allclose(rotation_vector(Rs),
+                               np.array([rotation_vector(R) for R in Rs]), atol=1e-12)
