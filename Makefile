@@ -23,8 +23,10 @@ $(STAMP): requirements.txt requirements-test.txt
 	touch $(STAMP)
 
 # -P: run the installed package, not the source tree in the current directory. The warm-up
-# compiles the numba kernels once (about 15 s) into the installed package's cache.
+# compiles the numba kernels once (about 15 s) into the installed package's cache. A stale
+# build/ (setuptools' staging folder) would ship modules that no longer exist: remove it.
 install: $(STAMP)
+	rm -rf build
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation --force-reinstall .
 	$(BIN)/python -P -m ros_ik.kinematics.kernel_warm_up
 
