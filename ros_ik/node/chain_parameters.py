@@ -2,8 +2,15 @@
 
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
+from ros_ik.control.parameters import PARAMETER_TABLE
 from ros_ik.kinematics.chain import Chain
 from ros_ik.kinematics.urdf_loader import load_urdf_file, load_urdf_string
+
+# The companions read the URDF once at start-up (no topic): their own descriptions, the
+# IK node's defaults.
+DESCRIPTIONS = {'robot_description': 'URDF XML (empty: robot_description_file)',
+                'robot_description_file': 'URDF file path',
+                'base_link': 'chain base link', 'tip_link': 'chain tip link'}
 
 
 def declare_and_load_chain(node: Node) -> Chain:
@@ -13,14 +20,9 @@ def declare_and_load_chain(node: Node) -> Chain:
     Return the chain they name: from the URDF text if given, else from the file (raises
     ``UrdfError`` subclasses naming the problem).
     """
-    node.declare_parameter('robot_description', '', ParameterDescriptor(
-        description='URDF XML (empty: robot_description_file)', read_only=True))
-    node.declare_parameter('robot_description_file', '', ParameterDescriptor(
-        description='URDF file path', read_only=True))
-    node.declare_parameter('base_link', 'base_link', ParameterDescriptor(
-        description='chain base link', read_only=True))
-    node.declare_parameter('tip_link', 'tool0', ParameterDescriptor(
-        description='chain tip link', read_only=True))
+    for name, description in DESCRIPTIONS.items():
+        node.declare_parameter(name, PARAMETER_TABLE[name].default, ParameterDescriptor(
+            description=description, read_only=True))
     base = node.get_parameter('base_link').value
     tip = node.get_parameter('tip_link').value
     text = node.get_parameter('robot_description').value
