@@ -8,9 +8,10 @@ from setuptools import find_packages, setup
 PACKAGE_NAME = 'ros_ik'
 
 
-def share(folder: str, pattern: str) -> tuple:
-    """Return a data_files entry installing ``folder/pattern`` into share/ros_ik/folder."""
-    return (os.path.join('share', PACKAGE_NAME, folder), glob(os.path.join(folder, pattern)))
+def share(folder: str, *patterns: str) -> tuple:
+    """Return a data_files entry installing ``folder/<patterns>`` into share/ros_ik/folder."""
+    return (os.path.join('share', PACKAGE_NAME, folder),
+            sorted(path for pattern in patterns for path in glob(os.path.join(folder, pattern))))
 
 
 setup(
@@ -22,7 +23,7 @@ setup(
         ('share/' + PACKAGE_NAME, ['package.xml']),
         share('launch', '*.launch.py'),
         share('config', '*'),
-        share('urdf', '*.urdf'),
+        share('urdf', '*.urdf', '*_joint_limits.yaml'),
     ],
     install_requires=['setuptools', 'numpy', 'numba', 'urdf-parser-py', 'PyYAML'],
     extras_require={

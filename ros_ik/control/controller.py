@@ -6,21 +6,34 @@ strings with the receive time (s, the node's clock), calls :meth:`IkController.c
 ``update_rate`` and publishes what comes back. Every problem worth a log line comes back
 as a :class:`Notice` keyed by its kind, so the caller can throttle each kind separately.
 
-A cycle (base frame, metres and radians, ``dt = 1 / update_rate`` s):
+The command stream is one continuous jerk-limited trajectory: the controller keeps the
+commanded state (position, velocity, acceleration) and every cycle advances it by the
+measured time since the previous command, ``dt = now - t_previous`` (at most
+``MAX_STEP_PERIODS`` periods), through the online trajectory generator
+(:mod:`ros_ik.trajectory.online_generator`). Whatever the inputs, every command is finite,
+inside the position limits (or moving into them), and within the velocity, acceleration
+and jerk limits over the time between command stamps. A cycle (base frame, metres, radians):
 
 1. no joint state for a chain joint yet: WARN, no command;
 2. manipulability and singular values of the task Jacobian at the measured joints;
-3. joint states older than ``joint_state_timeout``: ERROR, no command (hold);
-4. no target: OK, no command;
-5. start from the last command while the arm is within ``max_tracking_error`` of it (so
-   consecutive commands respect the velocity limits however the joint states lag), else
-   from the measured joints;
-6. ``servo``: one damped step toward the target; ``solve``: one IK solve per new target,
-   then a straight joint-space move there; either way the joint velocity ``qdot`` is
-   within ``velocity_scale`` x the URDF limits and the command is ``q + qdot dt``;
-7. status: ERROR for a target provably out of reach or a failed solve, WARN at a joint
-   limit or near a singularity (``sigma_min < singularity_warning``), OK otherwise; a
-   servo that stays still for 0.5 s short of the target reports why.
+3. no command yet: the first target starts the stream at rest at the measured joints;
+4. the goal: joint states older than ``joint_state_timeout`` (ERROR), measured joints
+   farther than ``max_tracking_error`` from every command of the last
+   ``joint_state_timeout`` (the arm lags: WARN), a target out of reach or not solved
+   (ERROR) or a non-finite goal: brake to rest and hold. An arm that still lags when the
+   commands have been at rest for ``joint_state_timeout`` (it was moved, or its controller
+   faulted) is taken where it is: the stream restarts at rest at the measured joints,
+   which moves nothing (a controller restarting after a fault expects exactly that);
+5. ``solve``: one IK solve per new target, seeded at the commanded joints, retried on the
+   following cycles while it fails (``SOLVE_ATTEMPTS`` in all); continuous joints take the
+   short way; ``servo``: each cycle the damped step's joint velocity ``qdot`` at the
+   commanded joints gives the goal ``q + qdot / gain`` and the speed ``max_j |qdot_j| /
+   vmax_j``;
+6. the generator moves toward the goal (or brakes); a non-finite result is replaced by a
+   brake from the last state;
+7. status: ERROR for stale joints or a target out of reach or not solved, WARN at a joint
+   limit, near a singularity (``sigma_min < singularity_warning``) or while the arm lags,
+   OK otherwise; a servo that stays still for 0.5 s short of the target reports why.
 """
 
 from dataclasses import dataclass, field, replace
@@ -29,17 +42,24 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ros_ik.control.arm import ControlledArm
+from ros_ik.control.command_history import CommandHistory
 from ros_ik.control.goal_modes import planar_goal_target, point_target
 from ros_ik.control.joint_state_cache import JointStateCache
+from ros_ik.control.motion_limit_sources import LimitDefaults, resolve_motion_limits
 from ros_ik.control.parameters import Settings
 from ros_ik.control.targets import check_pose, is_known_frame, known_frames
 from ros_ik.kinematics.damped_least_squares import DampingSchedule
 from ros_ik.kinematics.manipulability import manipulability, task_jacobian, velocity_ellipsoid
-from ros_ik.kinematics.servo_step import ServoOptions, synchronized_step
+from ros_ik.kinematics.servo_step import ServoOptions
 from ros_ik.kinematics.transforms import pose_error
+from ros_ik.trajectory.motion_limits import MotionLimits
+from ros_ik.trajectory.online_generator import MotionState, MotionStep, OnlineGenerator
 
 STALL_SPEED = 1e-4  # rad/s: below this the servo counts as stopped
 STALL_SECONDS = 0.5  # s stopped short of the target before it is reported
+# A cycle advances the commands by the measured time, at most this many nominal periods.
+MAX_STEP_PERIODS = 5.0
+SOLVE_ATTEMPTS = 20  # IK solves per target (one per cycle) before it counts as unreachable
 
 
 @dataclass(frozen=True)
@@ -65,11 +85,25 @@ class Target:
 
 @dataclass(frozen=True)
 class Command:
-    """One joint command (chain order): positions (rad or m), velocities, period (s)."""
+    """
+    One joint command (chain order) for time ``time`` (s, the caller's clock).
+
+    Positions (rad or m), velocities, accelerations, and ``dt`` (s) since the previous one.
+    """
 
     q: np.ndarray
     velocity: np.ndarray
+    acceleration: np.ndarray
     dt: float
+    time: float
+
+
+@dataclass(frozen=True)
+class Goal:
+    """Where this cycle moves: joint positions (None: brake to rest) and the speed fraction."""
+
+    q: Optional[np.ndarray]
+    speed_fraction: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -111,20 +145,33 @@ class MarkerState:
 class IkController:
     """The control state machine for one arm: targets and joint states in, commands out."""
 
-    def __init__(self, arm: ControlledArm, settings: Settings) -> None:
-        """Start with no joint state, no target and no command."""
+    def __init__(self, arm: ControlledArm, settings: Settings,
+                 limits: Optional[MotionLimits] = None) -> None:
+        """
+        Start with no joint state, no target and no command.
+
+        ``limits``: the chain's motion limits; by default resolved from ``settings`` (the
+        URDF, ``joint_limits_file`` and the ``default_max_*`` parameters).
+        """
         self.arm = arm
         self.settings = settings
+        self.limits = (limits if limits is not None else resolve_motion_limits(
+            arm.chain, settings.joint_limits_file, LimitDefaults.of(settings), {}).limits)
         self.joints = JointStateCache(arm.chain.joint_names)
         self.status = CycleStatus('WARN', 'waiting for joint_states')
         self._target: Optional[Target] = None
         self._target_sequence = 0
         self._solved_sequence = -1
+        self._solve_attempts = 0
         self._goal_q: Optional[np.ndarray] = None
         self._goal_reason = ''
         self._solve_values: Dict[str, object] = {}
         self._stopped_cycles = 0
-        self._last_command: Optional[np.ndarray] = None
+        self._motion: Optional[MotionState] = None
+        self._last_time = 0.0
+        self._rest_since = 0.0
+        self._history = CommandHistory(arm.chain.is_continuous)
+        self._generators: Dict[float, OnlineGenerator] = {}
 
     # ------------------------------------------------------------------ inputs
     def update_joint_state(self, names: Sequence[str], positions: Sequence[float],
@@ -175,55 +222,109 @@ class IkController:
     # ------------------------------------------------------------------- cycle
     def cycle(self, now: float) -> CycleResult:
         """Run one control cycle at time ``now`` (s); return the command and notices."""
-        arm, settings = self.arm, self.settings
-        q = self.joints.positions()
-        if q is None:
+        settings = self.settings
+        q_measured = self.joints.positions()
+        if q_measured is None:
             message = 'waiting for joint_states with ' + ', '.join(self.joints.missing_joints())
             self.status = CycleStatus('WARN', message)
             return CycleResult(notices=(Notice('info', 'joint_states:waiting', message),))
-        T_base_tip, J = arm.kinematics.tip_pose_and_jacobian(q)
-        measures = manipulability(task_jacobian(J, arm.task_rows))
+        T_base_tip, J = self.arm.kinematics.tip_pose_and_jacobian(q_measured)
+        measures = manipulability(task_jacobian(J, self.arm.task_rows))
         values: Dict[str, object] = {'manipulability': measures.yoshikawa,
                                      'sigma_min': measures.sigma_min,
-                                     'condition_number': measures.condition_number}
+                                     'condition_number': measures.condition_number,
+                                     'mode': settings.mode}
         age = self.joints.age(now)
-        if age > settings.joint_state_timeout:
-            message = (f'joint states are stale ({age:.2f} s old, timeout '
-                       f'{settings.joint_state_timeout} s); holding, no commands')
-            self.status = CycleStatus('ERROR', message, values)
-            self._last_command = None
-            return CycleResult(manipulability=measures.yoshikawa,
-                               notices=(Notice('warn', 'joint_states:stale', message),))
-        if self._target is None:
-            self.status = CycleStatus('OK', 'no target yet', values)
-            return CycleResult(manipulability=measures.yoshikawa)
-        q = self._command_base(q)
-        target = self._resolve_target(self._target, q)
-        dt = 1.0 / settings.update_rate
-        mask = arm.task_mask(target.position_only)
+        stale = age > settings.joint_state_timeout
+        if self._motion is None:
+            if stale or self._target is None:
+                self.status = (CycleStatus('ERROR', f'joint states are stale ({age:.2f} s '
+                                           'old); no commands', values) if stale
+                               else CycleStatus('OK', 'no target yet', values))
+                return CycleResult(manipulability=measures.yoshikawa)
+            self._start_stream(q_measured, now)
+        dt = min(max(now - self._last_time, 0.0), MAX_STEP_PERIODS / settings.update_rate)
+        self._last_time = now
         notices: List[Notice] = []
-        step = self._servo_cycle if settings.mode == 'servo' else self._solve_cycle
-        level, message, velocity, extra = step(q, target, mask, dt, notices)
-        q_command = q + velocity * dt
-        self._last_command = q_command
-        values.update(extra)
-        values['mode'] = settings.mode
+        tracking = None
+        if stale:
+            level, message, goal = 'ERROR', (f'joint states are stale ({age:.2f} s old, '
+                                             f'timeout {settings.joint_state_timeout} s); '
+                                             'braking to rest and holding'), Goal(None)
+            notices.append(Notice('warn', 'joint_states:stale', message))
+        else:
+            level, message, goal, tracking = self._tracking_goal(q_measured, T_base_tip,
+                                                                 values, notices, dt)
+        step = self._advance(goal, dt, notices)
         if level == 'OK' and measures.sigma_min < settings.singularity_warning:
             level, message = 'WARN', (f'near a singularity: sigma_min '
                                       f'{measures.sigma_min:.3g} < '
                                       f'{settings.singularity_warning}')
-        self.status = CycleStatus(level, message, values,
-                                  (T_base_tip, target.T_base_target, np.array(mask)))
-        return CycleResult(Command(q_command, velocity, dt), measures.yoshikawa,
-                           tuple(notices))
+        self.status = CycleStatus(level, message, values, tracking)
+        state = step.state
+        return CycleResult(Command(state.position, state.velocity, state.acceleration, dt,
+                                   now), measures.yoshikawa, tuple(notices))
 
-    def _command_base(self, q_measured: np.ndarray) -> np.ndarray:
-        """Return the last command while within ``max_tracking_error``, else ``q_measured``."""
-        last = self._last_command
-        if last is not None and float(np.abs(last - q_measured).max()) <= (
-                self.settings.max_tracking_error):
-            return last
-        return q_measured
+    def _start_stream(self, q_measured: np.ndarray, now: float) -> None:
+        """Start (or restart) the command stream at rest at the measured joints."""
+        self._motion = MotionState.at_rest(q_measured)
+        self._last_time = self._rest_since = now
+        self._history.clear()
+
+    def _generator(self) -> OnlineGenerator:
+        """Return the trajectory generator for the current ``velocity_scale``."""
+        scale = self.settings.velocity_scale
+        if scale not in self._generators:
+            self._generators[scale] = OnlineGenerator(self.limits.with_velocity_scale(scale))
+        return self._generators[scale]
+
+    def _advance(self, goal: Goal, dt: float, notices: List[Notice]) -> MotionStep:
+        """Move the commanded state ``dt`` s toward the goal (or brake); keep it finite."""
+        generator, state = self._generator(), self._motion
+        step = None
+        if goal.q is not None and np.all(np.isfinite(goal.q)):
+            step = generator.step(state, goal.q, dt, goal.speed_fraction)
+        elif goal.q is not None:
+            notices.append(Notice('warn', 'command:non_finite', 'the goal is not finite '
+                                  '(numeric overflow); braking to rest'))
+        if step is None or not step.state.is_finite():
+            step = generator.brake_step(state, dt)
+        if not step.state.is_finite():
+            step = MotionStep(MotionState.at_rest(state.position), 0.0)
+        if not step.state.is_at_rest():
+            self._rest_since = self._last_time
+        self._motion = step.state
+        self._history.add(self._last_time, step.state.position,
+                          self.settings.joint_state_timeout)
+        return step
+
+    def _tracking_goal(self, q_measured: np.ndarray, T_base_tip: np.ndarray,
+                       values: Dict[str, object], notices: List[Notice], dt: float):
+        """Return (level, message, goal, tracking) while joint states are fresh."""
+        settings, arm = self.settings, self.arm
+        lag = self._history.lag(q_measured)
+        values['lag'] = lag
+        if lag > settings.max_tracking_error:
+            resting_for = (self._last_time - self._rest_since
+                           if self._motion.is_at_rest() else 0.0)
+            if resting_for > settings.joint_state_timeout:
+                notices.append(Notice('info', 'command:restart', 'the arm is not where the '
+                                      f'commands left it ({lag:.3g} away); continuing from '
+                                      'the measured joints'))
+                self._start_stream(q_measured, self._last_time)
+            else:
+                message = (f'the arm lags the commands by {lag:.3g} (max_tracking_error '
+                           f'{settings.max_tracking_error}); braking and waiting for it')
+                notices.append(Notice('warn', 'command:lag', message))
+                return 'WARN', message, Goal(None), None
+        if self._target is None:
+            return 'OK', 'no target', Goal(None), None
+        target = self._resolve_target(self._target, self._motion.position)
+        mask = arm.task_mask(target.position_only)
+        cycle = self._servo_cycle if settings.mode == 'servo' else self._solve_cycle
+        level, message, goal, extra = cycle(target, mask, notices, dt)
+        values.update(extra)
+        return level, message, goal, (T_base_tip, target.T_base_target, np.array(mask))
 
     def _resolve_target(self, target: Target, q: np.ndarray) -> Target:
         """
@@ -249,64 +350,80 @@ class IkController:
         return DampingSchedule(self.settings.singular_value_threshold,
                                self.settings.max_damping)
 
-    def _servo_cycle(self, q: np.ndarray, target: Target, mask: Tuple[bool, ...], dt: float,
-                     notices: List[Notice]):
-        """Return (level, message, joint velocity, values) of one servo step."""
+    def _servo_cycle(self, target: Target, mask: Tuple[bool, ...], notices: List[Notice],
+                     dt: float):
+        """Return (level, message, goal, values) of one servo step at the commanded joints."""
         settings, arm = self.settings, self.arm
+        q = self._motion.position
+        velocity_limits = settings.velocity_scale * self.limits.velocity
         options = ServoOptions(gain=settings.gain, max_linear_speed=settings.max_linear_speed,
                                max_angular_speed=settings.max_angular_speed,
-                               velocity_scale=settings.velocity_scale,
+                               velocity_limits=velocity_limits,
                                orientation_weight=settings.orientation_weight,
                                mask=mask, damping=self._damping())
-        step = arm.servo.step(q, target.T_base_target, dt, options)
+        step = arm.servo.step(q, target.T_base_target, options)
         values = {'damping': step.damping, 'velocity_scaling': step.velocity_scaling}
         reached = (step.position_error <= settings.position_tolerance
                    and step.orientation_error <= settings.orientation_tolerance)
-        stopped = float(np.abs(step.velocity).max(initial=0.0)) < STALL_SPEED
+        stopped = float(np.abs(self._motion.velocity).max(initial=0.0)) < STALL_SPEED
         self._stopped_cycles = self._stopped_cycles + 1 if stopped and not reached else 0
         stalled = self._stopped_cycles * dt > STALL_SECONDS
         reach_reason = arm.solver.out_of_reach_reason(target.T_base_target,
                                                       step.position_error)
         if reach_reason:
             notices.append(Notice('warn', 'target:reach', reach_reason))
-            return 'ERROR', reach_reason, step.velocity, values
+            return 'ERROR', reach_reason + '; braking to rest', Goal(None), values
+        goal = Goal(q + step.velocity / settings.gain,
+                    float(np.max(np.abs(step.velocity) / velocity_limits, initial=0.0)))
         if stalled and step.at_position_limit:
-            return 'WARN', 'stopped at a joint limit short of the target', step.velocity, values
+            return 'WARN', 'stopped at a joint limit short of the target', goal, values
         if stalled:
             message = (f'target unreachable: stopped {step.position_error:.3g} m and '
                        f'{step.orientation_error:.3g} rad away')
             notices.append(Notice('warn', 'target:unreachable', message))
-            return 'ERROR', message, step.velocity, values
+            return 'ERROR', message, goal, values
         if step.at_position_limit:
-            return 'WARN', 'moving along a joint limit', step.velocity, values
-        return 'OK', 'tracking the target', step.velocity, values
+            return 'WARN', 'moving along a joint limit', goal, values
+        return 'OK', 'tracking the target', goal, values
 
-    def _solve_cycle(self, q: np.ndarray, target: Target, mask: Tuple[bool, ...], dt: float,
-                     notices: List[Notice]):
-        """Return (level, message, joint velocity, values) of one solve-mode cycle."""
-        settings, arm = self.settings, self.arm
+    def _solve_cycle(self, target: Target, mask: Tuple[bool, ...], notices: List[Notice],
+                     dt: float):
+        """Return (level, message, goal, values) of one solve-mode cycle."""
         if target.sequence != self._solved_sequence:
-            options = replace(arm.solver.options, mask=mask,
-                              orientation_weight=settings.orientation_weight,
-                              time_budget=settings.solve_time_budget,
-                              solution_choice='closest', damping=self._damping())
-            result = arm.solver.solve(target.T_base_target, q, options)
             self._solved_sequence = target.sequence
-            self._goal_q = result.q
-            self._goal_reason = result.reason
-            self._solve_values = {'iterations': result.iterations,
-                                  'restarts': result.restarts,
-                                  'solve_time_ms': result.time * 1e3,
-                                  'damping': result.damping}
-            if not result.success:
-                notices.append(Notice('warn', 'target:ik', f'IK failed: {result.reason}; '
-                                      'moving to the closest pose found'))
-        speed_limits = settings.velocity_scale * arm.chain.velocity_limits
-        velocity = synchronized_step(q, self._goal_q, speed_limits, dt)
-        values = dict(self._solve_values)
-        if self._goal_reason:
-            return 'ERROR', f'IK failed: {self._goal_reason}', velocity, values
-        return 'OK', 'moving to the IK solution', velocity, values
+            self._solve_attempts = 0
+            self._goal_q = None
+        if self._goal_q is None and self._solve_attempts < SOLVE_ATTEMPTS:
+            self._solve(target, mask, notices)
+        values = dict(self._solve_values, solve_attempts=self._solve_attempts)
+        if self._goal_q is None:
+            if self._solve_attempts >= SOLVE_ATTEMPTS:
+                message = (f'IK failed {SOLVE_ATTEMPTS} times ({self._goal_reason}); holding '
+                           'until a new target')
+            else:
+                message = f'IK failed ({self._goal_reason}); braking, retrying next cycle'
+            return 'ERROR', message, Goal(None), values
+        return 'OK', 'moving to the IK solution', Goal(self._goal_q), values
+
+    def _solve(self, target: Target, mask: Tuple[bool, ...], notices: List[Notice]) -> None:
+        """Solve the target once, seeded at the commanded joints (a new seed per attempt)."""
+        settings, arm = self.settings, self.arm
+        seed = self._motion.position
+        options = replace(arm.solver.options, mask=mask,
+                          orientation_weight=settings.orientation_weight,
+                          time_budget=settings.solve_time_budget,
+                          solution_choice='closest', damping=self._damping(),
+                          random_seed=self._solve_attempts)
+        result = arm.solver.solve(target.T_base_target, seed, options)
+        self._solve_attempts += 1
+        self._goal_reason = result.reason
+        self._solve_values = {'iterations': result.iterations, 'restarts': result.restarts,
+                              'solve_time_ms': result.time * 1e3, 'damping': result.damping}
+        if result.success:
+            self._goal_q = short_way(result.q, seed, arm.chain.is_continuous)
+        else:
+            notices.append(Notice('warn', 'target:ik', f'IK failed: {result.reason} '
+                                  f'(attempt {self._solve_attempts} of {SOLVE_ATTEMPTS})'))
 
     # ----------------------------------------------------------------- reports
     def report(self) -> CycleStatus:
@@ -347,3 +464,9 @@ class IkController:
             position_only=target is not None and target.position_only,
             T_base_tip=T_base_tip, semi_axes=semi_axes, R_base_ellipsoid=R_base_ellipsoid,
             near_singularity=sigma_min < self.settings.singularity_warning)
+
+
+def short_way(q_goal: np.ndarray, q_from: np.ndarray, is_continuous: np.ndarray) -> np.ndarray:
+    """Return ``q_goal`` (n,) with continuous joints within pi of ``q_from`` (same angle)."""
+    turns = np.remainder(q_goal - q_from + np.pi, 2.0 * np.pi) - np.pi
+    return np.where(is_continuous, q_from + turns, q_goal)

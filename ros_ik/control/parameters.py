@@ -23,7 +23,7 @@ from ros_ik.control.goal_modes import PLANAR_GOAL_MODES, POINT_ORIENTATIONS
 from ros_ik.kinematics.damped_least_squares import COMMAND_DAMPING
 from ros_ik.kinematics.task_space import invalid_axes, TASK_AXES
 
-MODES = ('servo', 'solve')
+MODES = ('solve', 'servo')
 TYPE_NAMES = {float: 'double', str: 'string'}
 
 
@@ -105,8 +105,9 @@ class Settings:
                                 read_only=True)
     tip_link: str = _parameter('tool0', 'chain tip link: the frame driven to the target',
                                read_only=True)
-    mode: str = _parameter('servo', 'servo: one damped step per cycle toward the latest '
-                           'target; solve: full IK per new target, then move there',
+    mode: str = _parameter('solve', 'solve: full IK per new target (retried until solved), '
+                           'then a jerk-limited joint motion there; servo: each cycle one '
+                           'damped Cartesian step toward the latest target',
                            choices=MODES, read_only=True)
     command_type: str = _parameter(
         'joint_state', 'joint_state (~/joint_commands), joint_trajectory '
@@ -123,9 +124,21 @@ class Settings:
     point_orientation: str = _parameter(
         'free', '~/target_point (RViz Publish Point): free leaves the orientation '
         'uncontrolled, hold keeps the current tool orientation', choices=POINT_ORIENTATIONS)
+    joint_limits_file: str = _parameter(
+        '', 'MoveIt-style joint_limits.yaml with max_velocity / max_acceleration / max_jerk '
+        'per joint (joint_limits.<joint>.<field> parameters override it)', read_only=True)
+    default_max_velocity: float = _parameter(
+        1.0, 'velocity limit of joints without one in the URDF or limits [rad/s or m/s]',
+        value_range=(1e-3, 100.0), read_only=True)
+    default_max_acceleration: float = _parameter(
+        1.0, 'acceleration limit of joints without one in the limits (conservative, as '
+        "MoveIt's fallback) [rad/s^2 or m/s^2]", value_range=(1e-3, 1e4), read_only=True)
+    default_max_jerk: float = _parameter(
+        10.0, 'jerk limit of joints without one in the limits [rad/s^3 or m/s^3]',
+        value_range=(1e-2, 1e6), read_only=True)
     update_rate: float = _parameter(100.0, 'control and publish rate [Hz]',
                                     value_range=(1.0, 1000.0))
-    velocity_scale: float = _parameter(0.5, 'fraction of the URDF velocity limits commands '
+    velocity_scale: float = _parameter(0.5, 'fraction of the velocity limits commands '
                                        'may use', value_range=(0.01, 1.0))
     gain: float = _parameter(5.0, 'servo proportional gain on the pose error [1/s]',
                              value_range=(0.1, 100.0))
@@ -147,10 +160,12 @@ class Settings:
     solve_time_budget: float = _parameter(0.005, 'solve mode: IK time budget [s]',
                                           value_range=(1e-4, 1.0))
     max_tracking_error: float = _parameter(
-        0.1, 'commands continue from the last command while the arm is within this of it, '
-        'else from the measured joints [rad or m]', value_range=(1e-4, 10.0))
-    joint_state_timeout: float = _parameter(0.5, 'hold (no commands) when joint states are '
-                                            'older than this [s]', value_range=(0.001, 60.0))
+        0.1, 'the arm lags when its joints are farther than this from every command of '
+        'the last joint_state_timeout: commands then brake to rest and wait [rad or m]',
+        value_range=(1e-4, 10.0))
+    joint_state_timeout: float = _parameter(0.5, 'joint states older than this are stale: '
+                                            'commands brake to rest and hold [s]',
+                                            value_range=(0.001, 60.0))
     singularity_warning: float = _parameter(0.02, 'diagnostics WARN below this smallest '
                                             'singular value [m/rad]', value_range=(0.0, 10.0))
     diagnostics_period: float = _parameter(0.5, 'period of /diagnostics messages [s]',

@@ -19,6 +19,9 @@ from ros_ik.kinematics.transforms import quaternion_to_matrix, transform
 # Quaternions whose norm is off by more than this are normalised with a warning.
 QUATERNION_NORM_TOLERANCE = 1e-3
 ZERO_QUATERNION_NORM = 1e-6
+# No arm reaches this far (m): a larger coordinate is a unit or frame mistake, and squaring
+# it in an error norm would overflow.
+MAX_TARGET_COORDINATE = 1e4
 
 
 @dataclass(frozen=True)
@@ -36,12 +39,17 @@ def check_pose(position: Sequence[float], quaternion_xyzw: Optional[Sequence[flo
     """
     Validate a target pose; ``quaternion_xyzw`` None means a position-only target.
 
-    NaN or inf anywhere and a zero-norm quaternion are rejected; a quaternion whose norm
+    NaN or inf anywhere, a coordinate beyond ``MAX_TARGET_COORDINATE`` and a zero-norm
+    quaternion are rejected; a quaternion whose norm
     differs from 1 by more than 1e-3 is normalised and reported in ``warning``.
     """
     position = np.asarray(position, dtype=float)
     if not np.all(np.isfinite(position)):
         return TargetCheck(None, error=f'target position is not finite: {position.tolist()}',
+                           problem='position')
+    if np.abs(position).max() > MAX_TARGET_COORDINATE:
+        return TargetCheck(None, error=f'target position {position.tolist()} is beyond '
+                                       f'{MAX_TARGET_COORDINATE:g} m from the frame origin',
                            problem='position')
     if quaternion_xyzw is None:
         return TargetCheck(transform(np.eye(3), position))

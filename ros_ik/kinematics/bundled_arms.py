@@ -75,3 +75,8 @@ def load_bundled_chain(arm_name: str) -> Chain:
     """Return the chain of bundled arm ``arm_name`` between its default links."""
     arm = BUNDLED_ARMS[arm_name]
     return load_urdf_file(bundled_urdf_path(arm_name), arm.base_link, arm.tip_link)
+
+
+def bundled_joint_limits_path(arm_name: str) -> str:
+    """Return the path of a bundled arm's ``joint_limits.yaml`` (acceleration and jerk)."""
+    return bundled_urdf_path(arm_name)[:-len('.urdf')] + '_joint_limits.yaml'

@@ -110,11 +110,6 @@ class JointLimits:
                            self.lower, self.upper, self.wraps_in_range, held)
         return held
 
-    def step_fraction(self, q: np.ndarray, dq: np.ndarray) -> float:
-        """Return ``alpha`` in [0, 1] so that ``q + alpha dq`` (n,) stays within the limits."""
-        return step_fraction_of(np.asarray(q, dtype=float), np.asarray(dq, dtype=float),
-                                self.lower, self.upper, self.wraps_in_range)
-
     def wrap_continuous(self, q: np.ndarray) -> np.ndarray:
         """Wrap continuous joints to (-pi, pi]; other joints are returned unchanged."""
         if not self.is_continuous.any():

@@ -10,11 +10,15 @@ compile of all kernels takes about 15 s on a 2-core machine, a cache load about 
 
 import time
 
+import numpy as np
+
 from ros_ik.kinematics.bundled_arms import load_bundled_chain
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.ik_solver import IkOptions, IkSolver
 from ros_ik.kinematics.servo_step import ServoController, ServoOptions
 from ros_ik.kinematics.transforms import rotation_vector
+from ros_ik.trajectory.motion_limits import MotionLimits
+from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator
 
 WARM_UP_ARM = 'planar_2link'
 
@@ -28,8 +32,12 @@ def warm_up_kernels() -> float:
     T_base_target = kinematics.tip_pose(q)
     IkSolver(kinematics, IkOptions(max_attempts=1)).solve(T_base_target,
                                                           chain.middle_configuration())
-    ServoController(kinematics).step(chain.middle_configuration(), T_base_target, 0.01,
+    ServoController(kinematics).step(chain.middle_configuration(), T_base_target,
                                      ServoOptions())
+    n = chain.n_joints
+    generator = OnlineGenerator(MotionLimits(chain.lower, chain.upper, chain.velocity_limits,
+                                             np.ones(n), np.full(n, 10.0)))
+    generator.brake_step(generator.step(MotionState.at_rest(q), q + 0.1, 0.01).state, 0.01)
     kinematics.link_poses(q)
     rotation_vector(T_base_target[:3, :3])
     return time.perf_counter() - start

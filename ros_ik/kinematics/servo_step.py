@@ -1,24 +1,32 @@
 """
-Differential (servo) IK: one singularity-damped step toward a target, for streaming control.
+Differential (servo) IK: the joint velocity of one damped step toward a target.
 
 Frames and units as in :mod:`ros_ik.kinematics.ik_solver`: base frame, metres, radians,
-seconds. For the
-current joints ``q`` and target ``T_base_target``:
+seconds. For joints ``q`` and target ``T_base_target``:
 
 1. task error ``e = [p_target - p_tip; log(R_target R_tip^T)]`` on the masked rows;
 2. desired tip twist ``v = K e`` (``K = gain``, 1/s), its linear part capped at
    ``max_linear_speed`` (m/s) and angular part at ``max_angular_speed`` (rad/s);
-3. joint velocity ``qdot = J^T (J J^T + lam^2 I)^-1 W v`` with the singularity schedule
-   (no error scaling here: near a singularity the damping keeps ``qdot`` bounded,
-   ``|qdot| <= |W v| / (2 lam_max)``), joints at a bound that push outward held;
-4. ``qdot`` scaled uniformly (direction kept) so every ``|qdot_j| <= scale * vmax_j``;
-5. ``qdot`` scaled again so ``q + qdot dt`` stays within the position limits.
+3. joint velocity ``qdot = J^T (J J^T + s lam^2 I)^-1 W v`` with the singularity schedule
+   ``lam(sigma_min)`` and the error scale ``s = min(1, (|W e| / e_ref)^2)`` (damping
+   proportional to the error energy, as in Sugihara's Levenberg-Marquardt IK): far from
+   the target the damping keeps ``|qdot| <= |W v| / (2 lam_max)`` near a singularity; close
+   to it the damping fades, so the last millimetres next to a singularity still converge;
+4. joints at a bound whose velocity points outward are held and the step re-solved without
+   them, repeated until no free joint pushes outward (holding one joint can push another
+   out: one pass would freeze the arm);
+5. for redundant chains (more free joints than task rows), a secondary velocity
+   ``qdot_0`` that pushes joints within ``LIMIT_MARGIN`` of a bound back toward the middle
+   is projected into the null space of the task Jacobian, ``(I - J^+ J) qdot_0``, which
+   leaves the tool's twist unchanged;
+6. ``qdot`` scaled uniformly (direction kept) so every ``|qdot_j| <= scale * vmax_j``.
 
-The command is ``q_next = q + qdot dt``: never a jump larger than ``scale * vmax_j * dt``.
+The caller turns ``qdot`` into motion under acceleration and jerk limits
+(:mod:`ros_ik.trajectory.online_generator`).
 """
 
 from dataclasses import dataclass
-from typing import Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 
@@ -27,6 +35,14 @@ from ros_ik.kinematics.damped_least_squares import COMMAND_DAMPING, damped_step,
 from ros_ik.kinematics.joint_limits import JointLimits, speed_scale
 from ros_ik.kinematics.task_space import FULL_POSE, row_weights
 from ros_ik.kinematics.transforms import pose_error
+
+# Weighted task error (m, or rad times orientation_weight) below which damping fades.
+ERROR_DAMPING_SCALE = 0.05
+# Fraction of a joint's range next to each bound where the null-space motion pushes it back.
+LIMIT_MARGIN = 0.1
+# Null-space joint speed at a bound (rad/s or m/s), falling linearly to 0 at the margin.
+LIMIT_AVOIDANCE_SPEED = 0.3
+PSEUDO_INVERSE_RCOND = 1e-6
 
 
 @dataclass(frozen=True)
@@ -40,13 +56,13 @@ class ServoOptions:
     orientation_weight: float = 1.0
     mask: Tuple[bool, ...] = FULL_POSE
     damping: DampingSchedule = COMMAND_DAMPING
+    velocity_limits: Optional[np.ndarray] = None  # (n,); None: velocity_scale x URDF
 
 
 @dataclass(frozen=True)
 class ServoStep:
-    """One servo command and what shaped it."""
+    """One servo step: the joint velocity and what shaped it."""
 
-    q_next: np.ndarray
     velocity: np.ndarray
     position_error: float
     orientation_error: float
@@ -64,10 +80,12 @@ class ServoController:
         self.kinematics = kinematics
         self.limits = JointLimits.from_chain(kinematics.chain, wrap_full_turns=False)
         self.velocity_limits = kinematics.chain.velocity_limits
+        bounded = np.isfinite(self.limits.lower) & np.isfinite(self.limits.upper)
+        self._avoids_limits = bounded & ~self.limits.wraps_in_range
 
-    def step(self, q: np.ndarray, T_base_target: np.ndarray, dt: float,
+    def step(self, q: np.ndarray, T_base_target: np.ndarray,
              options: ServoOptions) -> ServoStep:
-        """Return the step from ``q`` (n,) toward ``T_base_target`` over ``dt`` seconds."""
+        """Return the joint velocity (n,) at ``q`` (n,) toward ``T_base_target``."""
         q = np.asarray(q, dtype=float)
         T_base_tip, J = self.kinematics.tip_pose_and_jacobian(q)
         e_p, e_o = pose_error(T_base_target, T_base_tip)
@@ -78,37 +96,55 @@ class ServoController:
         weights = row_weights(options.mask, options.orientation_weight)
         twist = np.concatenate([v_linear, v_angular])[mask] * weights
         J_task = J[mask] * weights[:, None]
-        step = damped_step(J_task, twist, options.damping)
-        held = self.limits.outward_at_bound(q, step.dq)
-        velocity = step.dq
-        if held.any():
-            velocity = damped_step(J_task, twist, options.damping, active=~held).dq
-        velocity_scaling = speed_scale(velocity, options.velocity_scale * self.velocity_limits)
-        velocity = velocity * velocity_scaling
-        position_fraction = float(self.limits.step_fraction(q, velocity * dt))
-        velocity = velocity * position_fraction
-        q_next = self.limits.wrap_continuous(q + velocity * dt)
-        return ServoStep(q_next=q_next, velocity=velocity,
+        error_norm = float(np.linalg.norm(np.concatenate([e_p, e_o])[mask] * weights))
+        damping_scale = min(1.0, (error_norm / ERROR_DAMPING_SCALE) ** 2)
+        active = np.ones(len(q), dtype=bool)
+        for _ in range(len(q)):
+            step = damped_step(J_task, twist, options.damping, active, damping_scale)
+            velocity = step.dq + self._null_space_velocity(q, J_task, active)
+            outward = self.limits.outward_at_bound(q, velocity) & active
+            if not outward.any():
+                break
+            active &= ~outward
+        velocity = np.where(active, velocity, 0.0)
+        velocity_limits = (options.velocity_scale * self.velocity_limits
+                           if options.velocity_limits is None else options.velocity_limits)
+        velocity_scaling = speed_scale(velocity, velocity_limits)
+        return ServoStep(velocity=velocity * velocity_scaling,
                          position_error=float(np.linalg.norm(e_p)),
                          orientation_error=float(np.linalg.norm(e_o)),
                          sigma_min=float(step.sigma_min), damping=float(step.damping),
                          velocity_scaling=velocity_scaling,
-                         at_position_limit=bool(held.any() or position_fraction < 1.0))
+                         at_position_limit=not bool(active.all()))
+
+    def _null_space_velocity(self, q: np.ndarray, J_task: np.ndarray,
+                             active: np.ndarray) -> np.ndarray:
+        """
+        Return ``(I - J^+ J) qdot_0`` on the free joints, or zeros without redundancy.
+
+        ``qdot_0_j = -LIMIT_AVOIDANCE_SPEED * depth_j`` toward the middle, where ``depth_j``
+        in [0, 1] is how far joint j is inside the margin next to its nearer bound.
+        """
+        velocity = np.zeros(len(q))
+        if int(active.sum()) <= J_task.shape[0]:
+            return velocity
+        limits = self.limits
+        span = np.where(self._avoids_limits, limits.upper - limits.lower, 1.0)
+        margin = LIMIT_MARGIN * span
+        below = np.clip((limits.lower + margin - q) / margin, 0.0, 1.0)
+        above = np.clip((q - (limits.upper - margin)) / margin, 0.0, 1.0)
+        preferred = np.where(self._avoids_limits & active,
+                             LIMIT_AVOIDANCE_SPEED * (below - above), 0.0)
+        if not preferred.any():
+            return velocity
+        J_free = J_task[:, active]
+        projector = (np.eye(J_free.shape[1])
+                     - np.linalg.pinv(J_free, rcond=PSEUDO_INVERSE_RCOND) @ J_free)
+        velocity[active] = projector @ preferred[active]
+        return velocity
 
 
 def _capped(vector: np.ndarray, limit: float) -> np.ndarray:
     """Return ``vector`` scaled down to norm ``limit`` if it is longer."""
     norm = float(np.linalg.norm(vector))
     return vector * (limit / norm) if norm > limit else vector
-
-
-def synchronized_step(q: np.ndarray, q_goal: np.ndarray, speed_limits: np.ndarray,
-                      dt: float) -> np.ndarray:
-    """
-    Return the joint velocity (n,) that moves ``q`` straight toward ``q_goal`` in ``dt``.
-
-    ``qdot = (q_goal - q) / dt`` scaled uniformly so every ``|qdot_j| <= speed_limits_j``:
-    all joints arrive together and the joint-space path is a straight line.
-    """
-    velocity = (np.asarray(q_goal, dtype=float) - q) / dt
-    return velocity * speed_scale(velocity, speed_limits)

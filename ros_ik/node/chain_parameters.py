@@ -1,7 +1,9 @@
-"""The robot-model parameters shared by ros_ik's companion nodes (sim_arm, target_marker)."""
+"""The robot-model and limit parameters shared by the companion nodes (sim_arm, target_marker)."""
 
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
+from ros_ik.control.motion_limit_sources import (LimitDefaults, resolve_motion_limits,
+                                                ResolvedLimits)
 from ros_ik.control.parameters import PARAMETER_TABLE
 from ros_ik.kinematics.chain import Chain
 from ros_ik.kinematics.urdf_loader import load_urdf_file, load_urdf_string
@@ -29,3 +31,23 @@ def declare_and_load_chain(node: Node) -> Chain:
     if text:
         return load_urdf_string(text, base, tip)
     return load_urdf_file(node.get_parameter('robot_description_file').value, base, tip)
+
+
+def declare_and_load_motion_limits(node: Node, chain: Chain) -> ResolvedLimits:
+    """
+    Declare ``joint_limits_file`` and ``default_max_*`` (the IK node's defaults); load them.
+
+    Return the chain's limits resolved as the IK node resolves them (raises
+    ``JointLimitsError``), so the companion enforces the limits the IK node plans with.
+    """
+    for name in ('joint_limits_file', 'default_max_velocity', 'default_max_acceleration',
+                 'default_max_jerk'):
+        parameter = PARAMETER_TABLE[name]
+        node.declare_parameter(name, parameter.default, ParameterDescriptor(
+            description=parameter.spec.description, read_only=True))
+    values = {name: node.get_parameter(name).value for name in (
+        'default_max_velocity', 'default_max_acceleration', 'default_max_jerk')}
+    defaults = LimitDefaults(*(float(values[f'default_max_{kind}'])
+                               for kind in ('velocity', 'acceleration', 'jerk')))
+    return resolve_motion_limits(chain, node.get_parameter('joint_limits_file').value,
+                                 defaults, {})

@@ -16,16 +16,20 @@ from geometry_msgs.msg import PointStamped, PoseStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.time import Time
 from rclpy.qos import DurabilityPolicy, qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
 from ros_ik.control.arm import ControlledArm
 from ros_ik.control.command_topics import private_command_topic
 from ros_ik.control.controller import Command, IkController, Notice
+from ros_ik.control.motion_limit_sources import (JointLimitsError, LimitDefaults,
+                                                resolve_motion_limits)
 from ros_ik.control.parameters import PARAMETER_TABLE, ParameterError
 from ros_ik.kinematics.kernel_warm_up import warm_up_kernels
 from ros_ik.kinematics.urdf_errors import UrdfError
 from ros_ik.node.messages import (command_message, COMMAND_MESSAGES, diagnostics, format_value,
                                   ik_markers, pose_components)
-from ros_ik.node.parameter_declarations import as_declared_types, declare_settings
+from ros_ik.node.parameter_declarations import (as_declared_types,
+                                                declare_joint_limit_overrides, declare_settings)
 from ros_ik.node.run import run_node
 from ros_ik.node.throttled_log import KeyedThrottle
 from sensor_msgs.msg import JointState
@@ -60,6 +64,7 @@ class IkNode(Node):
         self._settings, unknown = declare_settings(self, overrides)
         if unknown:
             self.get_logger().warning(f'ignoring unknown parameters: {", ".join(unknown)}')
+        self._joint_limit_overrides = declare_joint_limit_overrides(self, overrides)
         compile_seconds = warm_up_kernels()
         if compile_seconds > COMPILE_NOTICE_SECONDS:
             self.get_logger().info(f'compiled the IK kernels in {compile_seconds:.1f} s (numba, '
@@ -115,11 +120,16 @@ class IkNode(Node):
         settings = self._settings
         arm = ControlledArm.from_urdf(urdf_text, settings.base_link, settings.tip_link,
                                       settings.task_axes)
-        self._controller = IkController(arm, settings)
+        resolved = resolve_motion_limits(arm.chain, settings.joint_limits_file,
+                                         LimitDefaults.of(settings),
+                                         self._joint_limit_overrides)
+        self._controller = IkController(arm, settings, resolved.limits)
         chain = arm.chain
         self.get_logger().info(
             f'chain {chain.base_link} -> {chain.tip_link}: {", ".join(chain.joint_names)}; '
             f'mode {settings.mode}, commands as {settings.command_type}')
+        if resolved.warning():
+            self.get_logger().warning(resolved.warning())
         if self._pending_target is not None:
             self._set_target(*self._pending_target)
             self._pending_target = None
@@ -151,7 +161,7 @@ class IkNode(Node):
             return
         try:
             self._start_controller(message.data)
-        except UrdfError as error:
+        except (UrdfError, JointLimitsError) as error:
             self.get_logger().error(f'robot_description rejected: {error}')
 
     def _on_joint_state(self, message: JointState) -> None:
@@ -218,10 +228,10 @@ class IkNode(Node):
             self._publish_command(result.command)
 
     def _publish_command(self, command: Command) -> None:
-        """Publish the command in the configured message type (chain joint order)."""
+        """Publish the command (stamped with the time it is for) in chain joint order."""
         self._command_publisher.publish(command_message(
-            self._settings.command_type, self._controller.arm.chain.joint_names, command.q,
-            command.velocity, command.dt, self.get_clock().now().to_msg()))
+            self._settings.command_type, self._controller.arm.chain.joint_names, command,
+            Time(nanoseconds=int(round(command.time * 1e9))).to_msg()))
 
     def _publish_markers(self) -> None:
         """Publish the target and the manipulability ellipsoid at the measured tip."""
@@ -265,7 +275,8 @@ def _table_values(parameters: List[Parameter]) -> Dict[str, Any]:
 
 def main(args: Optional[List[str]] = None) -> int:
     """Run the node; return 1 on a start-up error (bad URDF, links or parameters)."""
-    return run_node(IkNode, 'ros_ik', (UrdfError, ConfigurationError, ParameterError), args)
+    return run_node(IkNode, 'ros_ik', (UrdfError, ConfigurationError, ParameterError,
+                                       JointLimitsError), args)
 
 
 if __name__ == '__main__':

@@ -11,7 +11,7 @@ from builtin_interfaces.msg import Duration, Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Pose
 import numpy as np
-from ros_ik.control.controller import MarkerState
+from ros_ik.control.controller import Command, MarkerState
 from ros_ik.kinematics.transforms import matrix_to_quaternion
 from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA
@@ -59,17 +59,18 @@ def joint_state_command(joint_names: Sequence[str], q: np.ndarray, velocity: np.
     return message
 
 
-def joint_trajectory_command(joint_names: Sequence[str], q: np.ndarray, velocity: np.ndarray,
-                             time_from_start: float) -> JointTrajectory:
+def joint_trajectory_command(joint_names: Sequence[str], command: Command) -> JointTrajectory:
     """
-    Return a one-point JointTrajectory reached ``time_from_start`` seconds from now.
+    Return a one-point JointTrajectory reached ``command.dt`` seconds from now.
 
-    The header stamp stays zero, which JointTrajectoryController reads as "start now";
-    each new command replaces the previous one.
+    ``dt`` is the measured time the command advanced by; the header stamp stays zero, which
+    JointTrajectoryController reads as "start now"; each new command replaces the previous
+    one. The point carries positions, velocities and accelerations.
     """
-    point = JointTrajectoryPoint(positions=[float(v) for v in q],
-                                 velocities=[float(v) for v in velocity],
-                                 time_from_start=duration(time_from_start))
+    point = JointTrajectoryPoint(positions=[float(v) for v in command.q],
+                                 velocities=[float(v) for v in command.velocity],
+                                 accelerations=[float(v) for v in command.acceleration],
+                                 time_from_start=duration(command.dt))
     return JointTrajectory(joint_names=list(joint_names), points=[point])
 
 
@@ -78,14 +79,18 @@ def position_array_command(q: np.ndarray) -> Float64MultiArray:
     return Float64MultiArray(data=[float(v) for v in q])
 
 
-def command_message(command_type: str, joint_names: Sequence[str], q: np.ndarray,
-                    velocity: np.ndarray, dt: float, stamp: Time):
-    """Return the command of ``command_type`` (see :data:`COMMAND_MESSAGES`)."""
+def command_message(command_type: str, joint_names: Sequence[str], command: Command,
+                    stamp: Time):
+    """
+    Return the command of ``command_type`` (see :data:`COMMAND_MESSAGES`).
+
+    ``stamp`` is the time the command is for (JointState's header).
+    """
     if command_type == 'joint_state':
-        return joint_state_command(joint_names, q, velocity, stamp)
+        return joint_state_command(joint_names, command.q, command.velocity, stamp)
     if command_type == 'joint_trajectory':
-        return joint_trajectory_command(joint_names, q, velocity, dt)
-    return position_array_command(q)
+        return joint_trajectory_command(joint_names, command)
+    return position_array_command(command.q)
 
 
 def diagnostics(stamp: Time, name: str, hardware_id: str, level: str, message: str,

@@ -8,11 +8,12 @@ parameter files) are validated by the table *before* anything is declared, so a 
 ends the node with one line naming the parameter, the value and what is allowed.
 """
 
-from typing import Any, List, Mapping, Tuple
+from typing import Any, Dict, List, Mapping, Tuple
 
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 from rclpy.node import Node
 from rclpy.parameter import Parameter as RosParameter
+from ros_ik.control.motion_limit_sources import PARAMETER_PREFIX
 from ros_ik.control.parameters import Parameter, PARAMETER_TABLE, PARAMETERS, Settings
 
 # Declared by rclpy itself on every node.
@@ -46,8 +47,29 @@ def declare_settings(node: Node, overrides: Mapping[str, Any]) -> Tuple[Settings
         node.declare_parameter(parameter.name, getattr(settings, parameter.name),
                                descriptor(parameter), ignore_override=True)
     unknown = sorted(name for name in overrides
-                     if name not in PARAMETER_TABLE and name not in ROS_OWN_PARAMETERS)
+                     if name not in PARAMETER_TABLE and name not in ROS_OWN_PARAMETERS
+                     and not name.startswith(PARAMETER_PREFIX))
     return settings, unknown
+
+
+def declare_joint_limit_overrides(node: Node, overrides: Mapping[str, Any]) -> Dict[str, Any]:
+    """
+    Declare the start-up ``joint_limits.<joint>.<field>`` parameters (read-only); return them.
+
+    They are per-joint overrides of the limits (see
+    :mod:`ros_ik.control.motion_limit_sources`); integers are taken as doubles.
+    """
+    values = {}
+    for name, value in overrides.items():
+        if not name.startswith(PARAMETER_PREFIX):
+            continue
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        node.declare_parameter(name, value, ParameterDescriptor(
+            description='per-joint motion limit (joint_limits.yaml field)', read_only=True),
+            ignore_override=True)
+        values[name] = value
+    return values
 
 
 def as_declared_types(parameters: List[RosParameter]) -> List[RosParameter]:

@@ -1,50 +1,81 @@
 """
-A kinematic stand-in for ros2_control's mock hardware: commands in, joint_states out.
+A kinematic stand-in for a position-controlled arm: commands in, joint_states out.
 
 Reads the same URDF as the IK node (parameter ``robot_description`` or
-``robot_description_file``, chain ``base_link`` -> ``tip_link``), accepts the three command
-types the IK node can send (``joint_commands``: JointState, ``joint_trajectory``: the last
-point of a JointTrajectory, ``commands``: Float64MultiArray in chain order) and, at
-``rate`` Hz, moves every joint toward its commanded position by at most
-``velocity_limit * dt`` (within the position limits), publishing ``joint_states`` with
-positions and velocities. Topic names are relative: remap them to the controller topics
-the IK node publishes.
+``robot_description_file``, chain ``base_link`` -> ``tip_link``) and the same limits
+(``joint_limits_file``, ``default_max_*``), accepts the three command types the IK node can
+send (``joint_commands``: JointState, ``joint_trajectory``: the last point of a
+JointTrajectory, ``commands``: Float64MultiArray in chain order) and, at ``rate`` Hz, tracks
+the command under its velocity and acceleration limits: the reference is the command
+extrapolated with its velocity to the end of the step, ``q_ref = q_cmd + v_cmd (t + dt -
+t_cmd)``, the velocity moves toward ``(q_ref - q) / dt`` by at most ``a_max dt`` and stays
+within ``v_max``, positions stay within the bounds. It publishes ``joint_states``
+(positions and velocities).
+
+With ``strict`` it faults like a real controller: a command whose velocity or
+acceleration from the previous commands, over their times (JointState: the header stamp;
+JointTrajectory: the previous point's time plus ``time_from_start``; Float64MultiArray
+carries no timing: the receive time, whose jitter makes an acceleration meaningless, so
+only its velocity is checked), exceeds a limit by more than ``strict_tolerance`` logs an
+ERROR, stops the arm where it is (the reference is dropped), counts the fault on
+``~/faults`` (latched UInt32) and ignores commands for at least ``fault_hold`` s and until
+a command starts at the arm's position again (as libfranka requires the first command of a
+motion to match the robot's state). Topic names are relative: remap them to the controller
+topics the IK node publishes.
 """
 
 import sys
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 import numpy as np
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_ik.control.command_topics import COMMAND_TOPICS
+from ros_ik.control.motion_limit_sources import JointLimitsError
 from ros_ik.kinematics.urdf_errors import UrdfError
-from ros_ik.node.chain_parameters import declare_and_load_chain
+from ros_ik.node.chain_parameters import declare_and_load_chain, declare_and_load_motion_limits
 from ros_ik.node.messages import COMMAND_MESSAGES
 from ros_ik.node.run import run_node
 from ros_ik.node.throttled_log import KeyedThrottle
+from ros_ik.trajectory.stream_check import divided_differences
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
+from std_msgs.msg import Float64MultiArray, UInt32
 from trajectory_msgs.msg import JointTrajectory
 
 COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 STATE_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+FAULT_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                       durability=DurabilityPolicy.TRANSIENT_LOCAL)
+# Commands extrapolate with their velocity for at most this long (s) when none follows.
+MAX_EXTRAPOLATION = 0.1
+# After a fault, a command this close to the arm's position (rad or m) restarts it.
+RESTART_TOLERANCE = 1e-3
 
 
 class SimArm(Node):
-    """Integrate commanded positions under velocity limits and publish joint_states."""
+    """Track commanded positions under velocity and acceleration limits; publish joint_states."""
 
     def __init__(self, **kwargs) -> None:
-        """Declare parameters, load the chain and start the integration timer."""
+        """Declare parameters, load the chain and limits, start the integration timer."""
         super().__init__('sim_arm', **kwargs)
         self.chain = declare_and_load_chain(self)
+        self.limits = declare_and_load_motion_limits(self, self.chain).limits
         self.declare_parameter('initial_positions', [0.0], ParameterDescriptor(
             description='initial joint positions in chain order (one value: all joints); '
                         'clipped into the limits', read_only=True))
         self.declare_parameter('rate', 100.0, ParameterDescriptor(
             description='integration and joint_states rate [Hz]', read_only=True,
             floating_point_range=[FloatingPointRange(from_value=1.0, to_value=2000.0)]))
+        self.declare_parameter('strict', False, ParameterDescriptor(
+            description='fault (ERROR, stop, count on ~/faults) on a command beyond the '
+                        'velocity or acceleration limits'))
+        self.declare_parameter('strict_tolerance', 0.01, ParameterDescriptor(
+            description='strict mode: allowed excess over a limit (fraction)',
+            floating_point_range=[FloatingPointRange(from_value=0.0, to_value=1.0)]))
+        self.declare_parameter('fault_hold', 1.0, ParameterDescriptor(
+            description='strict mode: seconds commands are ignored after a fault [s]',
+            floating_point_range=[FloatingPointRange(from_value=0.0, to_value=60.0)]))
         self._warn = KeyedThrottle(self.get_logger().warning, 2.0)
         initial = np.array(self.get_parameter('initial_positions').value, dtype=float)
         if initial.size == 1:
@@ -53,58 +84,144 @@ class SimArm(Node):
             raise ValueError(f'initial_positions has {initial.size} values, the chain has '
                              f'{self.chain.n_joints} joints')
         self.q = np.clip(initial, self.chain.lower, self.chain.upper)
-        self.q_command = self.q.copy()
         self.velocity = np.zeros(self.chain.n_joints)
+        self._command = self.q.copy()
+        self._command_velocity = np.zeros(self.chain.n_joints)
+        self._command_time = self._now()
+        self._recent: List[tuple] = []  # (stamp, positions) of the last 3 commands (strict)
+        self.fault_count = 0
+        self._faulted_until = -np.inf
+        self._faulted = False
         self._index = {name: index for index, name in enumerate(self.chain.joint_names)}
         self._dt = 1.0 / self.get_parameter('rate').value
         self._publisher = self.create_publisher(JointState, 'joint_states', STATE_QOS)
+        self._fault_publisher = self.create_publisher(UInt32, '~/faults', FAULT_QOS)
+        self._fault_publisher.publish(UInt32(data=0))
         for command_type, callback in (('joint_state', self._on_joint_state),
                                        ('joint_trajectory', self._on_trajectory),
                                        ('float64_multi_array', self._on_array)):
             self.create_subscription(COMMAND_MESSAGES[command_type],
                                      COMMAND_TOPICS[command_type], callback, COMMAND_QOS)
         self.create_timer(self._dt, self._step)
-        self.get_logger().info(f'simulating {", ".join(self.chain.joint_names)}')
+        self.get_logger().info(f'simulating {", ".join(self.chain.joint_names)}'
+                               + (' (strict)' if self.get_parameter('strict').value else ''))
 
-    def _command_by_name(self, names: List[str], positions: List[float]) -> None:
-        """Set commanded positions of the named chain joints (others are ignored)."""
-        if len(names) != len(positions):
+    def _now(self) -> float:
+        """Return the node clock in seconds."""
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def _command_by_name(self, names: Sequence[str], positions: Sequence[float],
+                         velocities: Sequence[float], stamp: float, timed: bool = True) -> None:
+        """
+        Take a command for the named chain joints (others are ignored) for time ``stamp``.
+
+        ``timed``: ``stamp`` comes from the message (else it is the receive time).
+        """
+        if len(names) != len(positions) or (velocities and len(velocities) != len(names)):
             self._warn('lengths', f'command has {len(names)} names but {len(positions)} '
-                                  'positions; ignored')
+                                  f'positions and {len(velocities)} velocities; ignored')
             return
         values = np.array(positions, dtype=float)
-        if not np.all(np.isfinite(values)):
-            self._warn('finite', 'command has non-finite positions; ignored')
+        speeds = np.array(velocities if velocities else [0.0] * len(names), dtype=float)
+        if not (np.all(np.isfinite(values)) and np.all(np.isfinite(speeds))):
+            self._warn('finite', 'command has non-finite values; ignored')
             return
-        for name, value in zip(names, values):
+        if self._now() < self._faulted_until:
+            return
+        command, command_velocity = self._command.copy(), self._command_velocity.copy()
+        for name, value, speed in zip(names, values, speeds):
             if name in self._index:
-                self.q_command[self._index[name]] = value
+                command[self._index[name]] = value
+                command_velocity[self._index[name]] = speed
+        if self._faulted:
+            if np.abs(command - self.q).max() > RESTART_TOLERANCE:
+                return
+            self._faulted = False
+            self.get_logger().info('a command starts at the arm\'s position: moving again')
+        if self.get_parameter('strict').value and not self._accepts(stamp, command, timed):
+            return
+        self._command, self._command_velocity, self._command_time = (
+            command, command_velocity, stamp)
+
+    def _accepts(self, stamp: float, command: np.ndarray, timed: bool) -> bool:
+        """Strict mode: check the command's velocity and acceleration; fault if beyond."""
+        recent = [entry for entry in self._recent if entry[0] < stamp][-2:]
+        recent.append((stamp, command))
+        self._recent = recent
+        tolerance = 1.0 + self.get_parameter('strict_tolerance').value
+        times = np.array([entry[0] for entry in recent])
+        positions = np.array([entry[1] for entry in recent])
+        for order, limit, kind in ((1, self.limits.velocity, 'velocity'),
+                                   (2, self.limits.acceleration, 'acceleration')):
+            if len(recent) <= order or (order == 2 and not timed):
+                continue
+            needed = np.abs(divided_differences(times, positions, order)[-1])
+            joint = int(np.argmax(needed / limit))
+            if needed[joint] > limit[joint] * tolerance:
+                self._fault(f'command needs {kind} {needed[joint]:.4g} on '
+                            f'{self.chain.joint_names[joint]} (limit {limit[joint]:.4g})')
+                return False
+        return True
+
+    def _fault(self, reason: str) -> None:
+        """Stop where the arm is, count the fault and ignore commands for ``fault_hold``."""
+        self.fault_count += 1
+        self.get_logger().error(f'fault {self.fault_count}: {reason}; stopping')
+        self._command, self._command_velocity = self.q.copy(), np.zeros(self.chain.n_joints)
+        self._command_time = self._now()
+        self._recent = []
+        self._faulted_until = self._now() + self.get_parameter('fault_hold').value
+        self._faulted = True
+        self._fault_publisher.publish(UInt32(data=self.fault_count))
 
     def _on_joint_state(self, message: JointState) -> None:
-        """Accept a JointState command."""
-        self._command_by_name(list(message.name), list(message.position))
+        """Accept a JointState command (stamped: its header is the time it is for)."""
+        stamp = message.header.stamp.sec + message.header.stamp.nanosec * 1e-9
+        self._command_by_name(list(message.name), list(message.position),
+                              list(message.velocity), stamp if stamp > 0.0 else self._now(),
+                              timed=stamp > 0.0)
 
     def _on_trajectory(self, message: JointTrajectory) -> None:
-        """Accept the last point of a JointTrajectory."""
-        if message.points:
-            self._command_by_name(list(message.joint_names),
-                                  list(message.points[-1].positions))
+        """
+        Accept the last point of a JointTrajectory.
+
+        A stream of one-point trajectories is timed by their ``time_from_start``: each
+        point is for the previous point's time plus its own ``time_from_start`` (the period
+        the sender stepped by), anchored at the receive time after a pause.
+        """
+        if not message.points:
+            return
+        point = message.points[-1]
+        now = self._now()
+        step = point.time_from_start.sec + point.time_from_start.nanosec * 1e-9
+        stamp = self._command_time + step
+        if not self._recent or abs(stamp - now) > MAX_EXTRAPOLATION:
+            stamp = now
+        self._command_by_name(list(message.joint_names), list(point.positions),
+                              list(point.velocities), stamp)
 
     def _on_array(self, message: Float64MultiArray) -> None:
-        """Accept positions in chain order."""
+        """Accept positions in chain order (received now)."""
         if len(message.data) != self.chain.n_joints:
             self._warn('array', f'commands has {len(message.data)} values, the chain '
                                 f'has {self.chain.n_joints} joints; ignored')
             return
-        self._command_by_name(list(self.chain.joint_names), list(message.data))
+        self._command_by_name(list(self.chain.joint_names), list(message.data), [],
+                              self._now(), timed=False)
 
     def _step(self) -> None:
-        """Move toward the command within velocity and position limits; publish."""
-        target = np.clip(self.q_command, self.chain.lower, self.chain.upper)
-        max_step = self.chain.velocity_limits * self._dt
-        step = np.clip(target - self.q, -max_step, max_step)
-        self.q = self.q + step
-        self.velocity = step / self._dt
+        """Track the extrapolated command within velocity, acceleration, position limits."""
+        dt, limits = self._dt, self.limits
+        ahead = min(max(self._now() + dt - self._command_time, 0.0), MAX_EXTRAPOLATION)
+        reference = np.clip(self._command + self._command_velocity * ahead,
+                            self.chain.lower, self.chain.upper)
+        wanted = np.clip((reference - self.q) / dt, -limits.velocity, limits.velocity)
+        change = np.clip(wanted - self.velocity, -limits.acceleration * dt,
+                         limits.acceleration * dt)
+        q_next = np.clip(self.q + (self.velocity + change) * dt, self.chain.lower,
+                         self.chain.upper)
+        self.velocity = (q_next - self.q) / dt
+        self.q = q_next
         message = JointState()
         message.header.stamp = self.get_clock().now().to_msg()
         message.name = list(self.chain.joint_names)
@@ -114,8 +231,8 @@ class SimArm(Node):
 
 
 def main(args: Optional[List[str]] = None) -> int:
-    """Run the simulated arm; return 1 on a bad URDF or parameters."""
-    return run_node(SimArm, 'sim_arm', (UrdfError, ValueError), args)
+    """Run the simulated arm; return 1 on a bad URDF, limits or parameters."""
+    return run_node(SimArm, 'sim_arm', (UrdfError, JointLimitsError, ValueError), args)
 
 
 if __name__ == '__main__':

@@ -3,17 +3,24 @@
 from geometry_msgs.msg import PoseStamped
 import numpy as np
 import pytest
-from rclpy.qos import QoSProfile, ReliabilityPolicy
-from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, bundled_urdf_path, load_bundled_chain
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_path,
+                                            bundled_urdf_path, load_bundled_chain)
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import pose_error
 from ros_ik.node.messages import pose_message
 from ros_ik.tools.node_processes import NodeProcess, RosPeer
 from sensor_msgs.msg import JointState
+from std_msgs.msg import UInt32
 from visualization_msgs.msg import Marker, MarkerArray
 
 COMMAND_TOPICS = {'joint_state': 'joint_commands', 'joint_trajectory': 'joint_trajectory',
                   'float64_multi_array': 'commands'}
+# Float64MultiArray has no timing: the strict check uses receive times, so DDS jitter
+# (milliseconds on a 10 ms period) needs room; a jump is still many times over the limit.
+STRICT_TOLERANCE = {'joint_state': 0.01, 'joint_trajectory': 0.01, 'float64_multi_array': 1.0}
+LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 
 @pytest.fixture
@@ -26,23 +33,25 @@ def peer(ros_domain_id):
 
 @pytest.mark.parametrize('command_type', sorted(COMMAND_TOPICS))
 def test_sim_arm_follows_ik_commands_to_the_target(peer, tmp_path, command_type):
-    """Check the closed loop sim_arm <-> ik_node reaches a Panda-class target."""
+    """Check the closed loop strict sim_arm <-> ik_node reaches a Panda target, no fault."""
     arm = BUNDLED_ARMS['panda']
     chain = load_bundled_chain('panda')
     kinematics = ChainKinematics(chain)
-    urdf = bundled_urdf_path('panda')
-    links = {'base_link': arm.base_link, 'tip_link': arm.tip_link}
+    model = {'robot_description_file': bundled_urdf_path('panda'),
+             'joint_limits_file': bundled_joint_limits_path('panda'),
+             'base_link': arm.base_link, 'tip_link': arm.tip_link}
     topic = COMMAND_TOPICS[command_type]
     home = '[' + ', '.join(str(v) for v in arm.home) + ']'
     processes = [
-        NodeProcess('sim_arm', {'robot_description_file': urdf, 'initial_positions': home,
-                                **links}, str(tmp_path / 'sim.log'),
-                    ['-r', f'{topic}:=/ros_ik/{topic}']),
-        NodeProcess('ik_node', {'robot_description_file': urdf, 'command_type': command_type,
-                                **links}, str(tmp_path / 'ik.log'))]
+        NodeProcess('sim_arm', {**model, 'initial_positions': home, 'strict': True,
+                                'strict_tolerance': STRICT_TOLERANCE[command_type]},
+                    str(tmp_path / 'sim.log'), ['-r', f'{topic}:=/ros_ik/{topic}']),
+        NodeProcess('ik_node', {**model, 'command_type': command_type},
+                    str(tmp_path / 'ik.log'))]
     try:
-        states, markers = [], []
+        states, markers, faults = [], [], []
         peer.node.create_subscription(JointState, 'joint_states', states.append, 10)
+        peer.node.create_subscription(UInt32, '/sim_arm/faults', faults.append, LATCHED)
         peer.node.create_subscription(MarkerArray, '/ros_ik/markers', markers.append, 10)
         publisher = peer.node.create_publisher(
             PoseStamped, '/ros_ik/target_pose',
@@ -61,6 +70,7 @@ def test_sim_arm_follows_ik_commands_to_the_target(peer, tmp_path, command_type)
         assert peer.spin_until(lambda: error() < 1e-3, 30.0), error()
         speeds = np.abs(np.array([state.velocity for state in states]))
         assert np.all(speeds <= chain.velocity_limits * (1 + 1e-6))  # the simulated motors
+        assert peer.spin_until(lambda: faults, 5.0) and faults[-1].data == 0
         assert peer.spin_until(lambda: markers and len(markers[-1].markers) == 2, 5.0)
         target_marker, ellipsoid = markers[-1].markers
         assert target_marker.type == Marker.ARROW and ellipsoid.type == Marker.SPHERE

@@ -6,6 +6,7 @@ DDS nor a wall clock.
 """
 
 import math
+from dataclasses import replace
 from typing import List, Tuple
 
 import numpy as np
@@ -13,9 +14,12 @@ import pytest
 from ros_ik.control.arm import ControlledArm
 from ros_ik.control.controller import Command, IkController
 from ros_ik.control.parameters import Settings
-from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, load_bundled_chain
+from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_path,
+                                            load_bundled_chain)
 from ros_ik.kinematics.task_space import axes_text
 from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error
+from ros_ik.kinematics.urdf_loader import load_urdf_string
+from ros_ik.trajectory.stream_check import stream_peaks
 
 UR5_HOME = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
 UR5_GOAL = np.array([0.4, -1.2, 1.3, -1.7, -1.3, 0.5])
@@ -26,7 +30,7 @@ def controller_for(arm_name: str, **settings) -> IkController:
     chain = load_bundled_chain(arm_name)
     axes = axes_text(BUNDLED_ARMS[arm_name].task_rows)
     values = {'base_link': chain.base_link, 'tip_link': chain.tip_link, 'task_axes': axes,
-              **settings}
+              'joint_limits_file': bundled_joint_limits_path(arm_name), **settings}
     return IkController(ControlledArm.from_chain(chain, axes), Settings.from_values(values))
 
 
@@ -35,20 +39,30 @@ def pose_of(T: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return T[:3, 3], matrix_to_quaternion(T[:3, :3])
 
 
-def run_loop(controller: IkController, q: np.ndarray, seconds: float,
-             start: float = 0.0) -> Tuple[np.ndarray, List[Command]]:
-    """Cycle for ``seconds``; a perfect arm reports each command as its next joint state."""
+def run_loop(controller: IkController, q: np.ndarray, seconds: float, start: float = 0.0,
+             delay: float = 0.0, jitter: float = 0.0, seed: int = 0
+             ) -> Tuple[np.ndarray, List[Command]]:
+    """
+    Cycle for ``seconds``; a perfect arm reaches each command and reports it.
+
+    ``delay`` (s): joint states report where the arm was that long ago; ``jitter``: each
+    period is stretched by a random factor in ``[1 - jitter, 1 + jitter]``.
+    """
     names = controller.arm.chain.joint_names
-    dt = 1.0 / controller.settings.update_rate
-    commands = []
-    for index in range(int(round(seconds / dt))):
-        now = start + index * dt
-        controller.update_joint_state(names, q, now)
+    period = 1.0 / controller.settings.update_rate
+    rng = np.random.default_rng(seed)
+    commands: List[Command] = []
+    arm_history = [(start - 1.0, np.array(q, dtype=float))]
+    now = start
+    while now < start + seconds:
+        reported = [q_past for time, q_past in arm_history if time <= now - delay][-1]
+        controller.update_joint_state(names, reported, now)
         result = controller.cycle(now)
         if result.command is not None:
             commands.append(result.command)
-            q = result.command.q
-    return q, commands
+            arm_history.append((now, result.command.q))
+        now += period * (1.0 + jitter * rng.uniform(-1.0, 1.0))
+    return arm_history[-1][1], commands
 
 
 def tip_error(controller: IkController, q: np.ndarray, T_base_target: np.ndarray) -> float:
@@ -59,15 +73,17 @@ def tip_error(controller: IkController, q: np.ndarray, T_base_target: np.ndarray
 
 def assert_commands_within_limits(controller: IkController, commands: List[Command],
                                   q_start: np.ndarray) -> None:
-    """Check speed (velocity_scale x URDF limit) and position limits of every command."""
-    chain = controller.arm.chain
-    limit = controller.settings.velocity_scale * chain.velocity_limits
-    previous = q_start
-    for command in commands:
-        assert np.all(np.abs(command.q - previous) <= limit * command.dt * (1 + 1e-9) + 1e-12)
-        assert np.all(np.abs(command.velocity) <= limit * (1 + 1e-9))
-        assert chain.within_limits(command.q)
-        previous = command.q
+    """Check the stream (from the start, at rest) within every limit, from its stamps."""
+    limits = controller.limits.with_velocity_scale(controller.settings.velocity_scale)
+    period = 1.0 / controller.settings.update_rate
+    times = [commands[0].time - 2 * period, commands[0].time - period]
+    times += [command.time for command in commands]
+    positions = [q_start, q_start] + [command.q for command in commands]
+    peaks = stream_peaks(np.array(times), np.array(positions), limits.lower, limits.upper)
+    ratios = peaks.ratios(limits.velocity, limits.acceleration, limits.jerk)
+    assert np.all(ratios <= 1.0 + 1e-6), ratios
+    assert np.all(peaks.beyond_bounds <= 1e-12)
+    assert all(np.all(np.isfinite(command.q)) for command in commands)
 
 
 @pytest.mark.parametrize('mode', ['servo', 'solve'])
@@ -86,22 +102,31 @@ def test_reaches_a_pose_target_within_the_limits(mode):
         assert report.values['iterations'] > 0
 
 
-def test_waits_for_joint_states_then_holds_when_they_are_stale():
-    """Check no command before joint states, and an ERROR hold once they are stale."""
+def test_waits_for_joint_states_then_brakes_and_holds_when_they_are_stale():
+    """Check no command before joint states; stale ones: ERROR, brake to rest, hold."""
     controller = controller_for('ur5', joint_state_timeout=0.3)
+    names = controller.arm.chain.joint_names
     T_base_target = controller.arm.kinematics.tip_pose(UR5_GOAL)
     controller.set_target('', *pose_of(T_base_target), 'pose')
     result = controller.cycle(0.0)
     assert result.command is None and result.manipulability is None
     assert controller.status.message.startswith('waiting for joint_states with shoulder_pan')
     assert result.notices[0].level == 'info'
-    controller.update_joint_state(controller.arm.chain.joint_names, UR5_HOME, 1.0)
-    assert controller.cycle(1.1).command is not None
-    stale = controller.cycle(1.5)
-    assert stale.command is None and stale.manipulability is not None
+    q, commands = run_loop(controller, UR5_HOME, 0.5, start=1.0)
+    assert np.abs(commands[-1].velocity).max() > 0.1  # moving when the joint states stop
+    stream = list(commands)
+    for index in range(1, 301):  # 3 s without joint states
+        stale = controller.cycle(1.5 + 0.01 * index)
+        stream.append(stale.command)
     assert controller.status.level == 'ERROR'
-    assert controller.status.message.startswith('joint states are stale (0.50 s old')
+    assert controller.status.message.startswith('joint states are stale (3.')
     assert stale.notices[0].key == 'joint_states:stale'
+    assert np.all(stale.command.velocity == 0.0) and np.all(stale.command.acceleration == 0)
+    assert_commands_within_limits(controller, stream, UR5_HOME)
+    held = stale.command.q
+    q, resumed = run_loop(controller, held, 4.0, start=5.0)  # the arm followed: resume
+    assert tip_error(controller, q, T_base_target) < 1e-3
+    assert_commands_within_limits(controller, stream + resumed, UR5_HOME)
 
 
 def test_planar_arm_manipulability_is_three_and_no_target_is_ok():
@@ -146,18 +171,20 @@ def test_a_target_in_a_link_fixed_inside_the_chain_is_resolved_there():
     assert np.linalg.norm(kinematics.tip_pose(q)[:3, 3] - goal) < 1e-3
 
 
-def test_unreachable_target_is_an_error_with_its_reason():
-    """Check a target 3 m away gives ERROR 'target out of reach' and a warning notice."""
-    controller = controller_for('ur5')
+@pytest.mark.parametrize('mode', ['servo', 'solve'])
+def test_unreachable_target_is_an_error_and_the_arm_stays_at_rest(mode):
+    """Check a target 3 m away: ERROR with the reason, commands hold the arm still."""
+    controller = controller_for('ur5', mode=mode)
     far = np.eye(4)
     far[:3, 3] = [3.0, 0.0, 0.5]
     controller.set_target('', *pose_of(far), 'pose')
     controller.update_joint_state(controller.arm.chain.joint_names, UR5_HOME, 0.0)
     result = controller.cycle(0.0)
     assert controller.status.level == 'ERROR'
-    assert controller.status.message.startswith('target out of reach: 3.')
-    assert [notice.key for notice in result.notices] == ['target:reach']
-    assert np.all(np.isfinite(result.command.q))
+    assert 'out of reach: 3.' in controller.status.message
+    assert result.notices[0].key in ('target:reach', 'target:ik')
+    _, commands = run_loop(controller, UR5_HOME, 1.0, start=0.01)
+    assert np.abs(np.array([command.q for command in commands]) - UR5_HOME).max() == 0.0
 
 
 def test_joint_state_problems_come_back_as_notices():
@@ -184,3 +211,132 @@ def test_new_settings_take_effect_on_the_next_cycle():
     speeds = np.abs([command.velocity for command in commands])
     assert np.all(speeds <= 0.1 * controller.arm.chain.velocity_limits * (1 + 1e-9))
     assert speeds.max() > 0.09 * controller.arm.chain.velocity_limits.min()
+
+
+@pytest.mark.parametrize('mode', ['servo', 'solve'])
+def test_uneven_cycles_and_late_joint_states_keep_every_limit(mode):
+    """
+    Check a Panda run with +-60 % period jitter and joint states 100 ms late.
+
+    The stream steps by the measured time, so its limits hold over the command stamps; the
+    late joint states match older commands, so the arm is not taken to lag.
+    """
+    controller = controller_for('panda', mode=mode)
+    home = np.array(BUNDLED_ARMS['panda'].home)
+    goal = home + np.array([0.5, 0.3, -0.4, 0.4, 0.5, -0.3, 0.6])
+    T_base_target = controller.arm.kinematics.tip_pose(goal)
+    controller.set_target('', *pose_of(T_base_target), 'pose')
+    q, commands = run_loop(controller, home, 8.0, delay=0.1, jitter=0.6)
+    assert tip_error(controller, q, T_base_target) < 1e-3
+    assert_commands_within_limits(controller, commands, home)
+    assert 'lags' not in controller.status.message
+    assert max(controller.report().values['lag'], 0.0) < 1e-9
+
+
+def test_a_joint_measured_past_its_limit_is_brought_inside_smoothly():
+    """Check an encoder 3 mrad past the UR5 elbow limit: commands move it in, then on."""
+    controller = controller_for('ur5', mode='solve')
+    chain = controller.arm.chain
+    start = UR5_HOME.copy()
+    start[2] = chain.upper[2] + 0.003
+    T_base_target = controller.arm.kinematics.tip_pose(UR5_GOAL)
+    controller.set_target('', *pose_of(T_base_target), 'pose')
+    q, commands = run_loop(controller, start, 6.0)
+    assert commands[0].q[2] > chain.upper[2]  # no jump: the first command is where it is
+    inside = [chain.within_limits(command.q) for command in commands]
+    assert inside[-1] and all(inside[inside.index(True):])  # once inside, it stays
+    limits = controller.limits.with_velocity_scale(controller.settings.velocity_scale)
+    times = [command.time for command in commands]
+    peaks = stream_peaks(np.array(times), np.array([c.q for c in commands]), limits.lower,
+                         limits.upper + np.array([0, 0, 0.003, 0, 0, 0]))
+    assert np.all(peaks.ratios(limits.velocity, limits.acceleration, limits.jerk) <= 1 + 1e-6)
+    assert tip_error(controller, q, T_base_target) < 1e-3
+
+
+WHEEL_URDF = (
+    '<robot name="wheel"><link name="base"/><link name="disc"/><link name="tip"/>'
+    '<joint name="wheel" type="continuous"><parent link="base"/><child link="disc"/>'
+    '<axis xyz="0 0 1"/><limit velocity="2.0" effort="1"/></joint>'
+    '<joint name="tool" type="fixed"><parent link="disc"/><child link="tip"/>'
+    '<origin xyz="1.0 0 0"/></joint></robot>')
+
+
+@pytest.mark.parametrize('mode', ['servo', 'solve'])
+def test_a_continuous_joint_takes_the_short_way_round(mode):
+    """Check a wheel at 3.0 rad sent to -3.0 rad turns +0.28 rad, not -6 rad."""
+    chain = load_urdf_string(WHEEL_URDF, 'base', 'tip')
+    controller = IkController(ControlledArm.from_chain(chain, 'x y'), Settings.from_values(
+        {'base_link': 'base', 'tip_link': 'tip', 'task_axes': 'x y', 'mode': mode}))
+    target = controller.arm.kinematics.tip_pose(np.array([-3.0]))
+    controller.set_target('', target[:3, 3], None, 'point')
+    q, commands = run_loop(controller, np.array([3.0]), 3.0)
+    positions = np.array([command.q[0] for command in commands])
+    assert positions.min() >= 3.0 - 1e-9 and positions.max() <= 2 * np.pi - 3.0 + 1e-6
+    assert q[0] == pytest.approx(2 * np.pi - 3.0, abs=1e-3)
+
+
+def test_a_failed_solve_is_retried_on_the_next_cycles():
+    """Check solve mode: the first two solves fail (a busy CPU), the third is used."""
+    controller = controller_for('ur5', mode='solve')
+    solver = controller.arm.solver
+    real_solve, calls = solver.solve, []
+
+    def busy_then_real(T_base_target, q_seed, options):
+        """Fail the first two calls as a spent time budget would, then solve."""
+        calls.append(options.random_seed)
+        result = real_solve(T_base_target, q_seed, options)
+        if len(calls) <= 2:
+            return replace(result, success=False, reason='time budget spent')
+        return result
+
+    object.__setattr__(controller.arm, 'solver', solver)
+    solver.solve = busy_then_real
+    T_base_target = controller.arm.kinematics.tip_pose(UR5_GOAL)
+    controller.set_target('', *pose_of(T_base_target), 'pose')
+    q, commands = run_loop(controller, UR5_HOME, 6.0)
+    assert calls == [0, 1, 2]  # a new random seed for each attempt
+    assert np.all(commands[0].q == UR5_HOME) and np.all(commands[1].q == UR5_HOME)
+    assert tip_error(controller, q, T_base_target) < 1e-3
+
+
+@pytest.mark.parametrize('mode', ['servo', 'solve'])
+def test_huge_and_non_finite_targets_never_reach_the_commands(mode):
+    """Check 1e308 and NaN targets are refused and the previous motion goes on, finite."""
+    controller = controller_for('ur5', mode=mode)
+    T_base_target = controller.arm.kinematics.tip_pose(UR5_GOAL)
+    controller.set_target('', *pose_of(T_base_target), 'pose')
+    _, first = run_loop(controller, UR5_HOME, 0.3)
+    refused = [controller.set_target('', (1e308, 0.0, 0.0), (0, 0, 0, 1), 'pose'),
+               controller.set_target('', (1e5, 1e5, 0.0), None, 'point'),
+               controller.set_target('', (math.inf, 0.0, 0.0), (0, 0, 0, 1), 'pose')]
+    assert all(notices[0].key == 'target:position' for notices in refused)
+    q, rest = run_loop(controller, first[-1].q, 6.0, start=0.3)
+    assert tip_error(controller, q, T_base_target) < 1e-3
+    assert_commands_within_limits(controller, first + rest, UR5_HOME)
+
+
+def test_an_arm_that_stops_following_is_braked_for_then_taken_where_it_is():
+    """Check a faulted arm: brake, wait, restart at the measured joints, reach the goal."""
+    controller = controller_for('ur5', joint_state_timeout=0.3)
+    names = controller.arm.chain.joint_names
+    T_base_target = controller.arm.kinematics.tip_pose(UR5_GOAL)
+    controller.set_target('', *pose_of(T_base_target), 'pose')
+    q, commands = run_loop(controller, UR5_HOME, 0.4)
+    stuck = q.copy()  # the arm faults here and stays
+    stream, now = list(commands), 0.4
+    while now < 3.0:
+        controller.update_joint_state(names, stuck, now)
+        stream.append(controller.cycle(now).command)
+        now += 0.01
+    speed_limit = controller.limits.velocity * controller.settings.velocity_scale
+    restart = [index for index, (a, b) in enumerate(zip(stream[:-1], stream[1:]))
+               if np.any(np.abs(b.q - a.q) > speed_limit * (b.time - a.time) * 1.01)]
+    # The arm never moves: each time the stream brakes, rests, restarts where the arm is.
+    assert len(restart) >= 2
+    starts = [UR5_HOME] + [stuck] * len(restart)
+    for segment, (begin, end) in enumerate(zip([-1] + restart, restart + [len(stream)])):
+        if end < len(stream):
+            assert np.all(stream[end].velocity == 0.0)  # at rest before restarting
+        assert_commands_within_limits(controller, stream[begin + 1:end + 1], starts[segment])
+    q, rest = run_loop(controller, stuck, 6.0, start=now)
+    assert tip_error(controller, q, T_base_target) < 1e-3

@@ -1,5 +1,5 @@
 """
-The layers hold: kinematics and control never load ROS, and no layer loads an upper one.
+The layers hold: trajectory, kinematics and control never load ROS; no layer loads an upper one.
 
 Each check imports every module of a layer in a fresh interpreter and reads
 ``sys.modules`` afterwards (what was really loaded, lazy imports included), not the text.
@@ -15,7 +15,7 @@ import sys
 import pytest
 import ros_ik
 
-LAYERS = ('kinematics', 'control', 'node', 'tools')
+LAYERS = ('trajectory', 'kinematics', 'control', 'node', 'tools')
 # Top-level modules that come from a ROS distribution (rclpy, its C extensions, generated
 # message packages, ament and launch), as the PyPI wheels and a ROS install both ship them.
 ROS_MODULE_PREFIXES = ('rclpy', 'rcl_', 'rosidl', 'rmw', 'rpyutils', 'ament', 'launch',
@@ -52,7 +52,7 @@ def is_ros_module(name: str) -> bool:
     return name.startswith(ROS_MODULE_PREFIXES) or name.endswith(ROS_MODULE_SUFFIXES)
 
 
-@pytest.mark.parametrize('layer', ['kinematics', 'control'])
+@pytest.mark.parametrize('layer', ['trajectory', 'kinematics', 'control'])
 def test_ros_free_layers_load_no_ros_package(layer):
     """Check that importing the whole layer loads no ROS package at all."""
     loaded = modules_loaded_by(layer)
@@ -61,7 +61,7 @@ def test_ros_free_layers_load_no_ros_package(layer):
 
 @pytest.mark.parametrize('layer', LAYERS)
 def test_a_layer_loads_no_layer_above_it(layer):
-    """Check kinematics < control < node < tools: no layer imports an upper one."""
+    """Check trajectory < kinematics < control < node < tools: none imports an upper one."""
     above = LAYERS[LAYERS.index(layer) + 1:]
     loaded = modules_loaded_by(layer)
     assert [name for name in loaded if name.split('.')[1:2] and name.split('.')[1] in above
@@ -76,6 +76,6 @@ def test_the_check_sees_ros_when_it_is_there():
 
 
 def test_every_module_belongs_to_a_layer():
-    """Check the package has no modules outside the four layers."""
+    """Check the package has no modules outside the layers."""
     top = os.path.dirname(ros_ik.__file__)
     assert sorted(info.name for info in pkgutil.iter_modules([top])) == sorted(LAYERS)

@@ -25,7 +25,7 @@ def test_integers_are_accepted_where_a_double_is_expected():
     ({'update_rate': 5000}, 'parameter update_rate = 5000.0 is out of range (allowed: 1 to 1000)'),
     ({'point_orientation': 'wobble'},
      "parameter point_orientation = 'wobble' is not allowed (allowed: one of free, hold)"),
-    ({'mode': 5}, 'parameter mode = 5 has the wrong type: expected a string (one of servo, '
+    ({'mode': 5}, 'parameter mode = 5 has the wrong type: expected a string (one of solve, '
                   'solve)'),
     ({'gain': 'fast'}, "parameter gain = 'fast' has the wrong type: expected a double (0.1 "
                        'to 100)'),

@@ -1,11 +1,11 @@
-"""Servo (differential) steps: limits on every command, convergence, singularity."""
+"""Servo (differential) steps: speed limits, limit holding, null space, singularities."""
 
 import numpy as np
 import pytest
 from ros_ik.kinematics.bundled_arms import load_bundled_chain
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.damped_least_squares import DampingSchedule
-from ros_ik.kinematics.servo_step import ServoController, ServoOptions, synchronized_step
+from ros_ik.kinematics.servo_step import LIMIT_MARGIN, ServoController, ServoOptions
 from ros_ik.kinematics.transforms import pose_error
 from ros_ik.kinematics.urdf_loader import load_urdf_string
 
@@ -14,15 +14,17 @@ DT = 0.01
 
 def run_servo(arm_name: str, q_start: np.ndarray, T_base_target: np.ndarray, steps: int,
               options: ServoOptions):
-    """Iterate servo steps, returning the controller and the list of steps."""
+    """Integrate servo velocities (Euler, inside the limits): the controller, steps, joints."""
     controller = ServoController(ChainKinematics(load_bundled_chain(arm_name)))
+    chain = controller.kinematics.chain
     q = q_start.copy()
-    history = []
+    history, positions = [], []
     for _ in range(steps):
-        step = controller.step(q, T_base_target, DT, options)
+        step = controller.step(q, T_base_target, options)
+        q = np.clip(q + step.velocity * DT, chain.lower, chain.upper)
         history.append(step)
-        q = step.q_next
-    return controller, history
+        positions.append(q)
+    return controller, history, positions
 
 
 @pytest.mark.parametrize('arm_name, q_start, q_goal', [
@@ -34,15 +36,12 @@ def test_servo_converges_within_velocity_and_position_limits(arm_name, q_start, 
     chain = load_bundled_chain(arm_name)
     target = ChainKinematics(chain).tip_pose(np.array(q_goal))
     options = ServoOptions(velocity_scale=0.2)
-    controller, history = run_servo(arm_name, np.array(q_start), target, 800, options)
+    controller, history, positions = run_servo(arm_name, np.array(q_start), target, 800,
+                                               options)
     limit = options.velocity_scale * chain.velocity_limits
-    previous = np.array(q_start)
     for step in history:
         assert np.all(np.abs(step.velocity) <= limit * (1 + 1e-12))
-        assert np.all(np.abs(step.q_next - previous) <= limit * DT * (1 + 1e-12))
-        assert chain.within_limits(step.q_next)
-        previous = step.q_next
-    e_p, e_o = pose_error(target, controller.kinematics.tip_pose(history[-1].q_next))
+    e_p, e_o = pose_error(target, controller.kinematics.tip_pose(positions[-1]))
     assert np.linalg.norm(e_p) < 1e-4 and np.linalg.norm(e_o) < 1e-3
     assert min(step.velocity_scaling for step in history) < 1.0  # the cap was exercised
 
@@ -63,16 +62,14 @@ def test_servo_stops_at_position_limit_without_jumping():
     target[:3, 3] = [np.cos(1.0), np.sin(1.0), 0.0]
     options = ServoOptions(mask=(True, True, False, False, False, False))
     q = np.array([0.0])
-    history = []
     for _ in range(200):
-        step = controller.step(q, target, DT, options)
-        assert chain.within_limits(step.q_next)
-        assert abs(step.q_next[0] - q[0]) <= chain.velocity_limits[0] * DT * (1 + 1e-12)
-        history.append(step)
-        q = step.q_next
+        step = controller.step(q, target, options)
+        assert abs(step.velocity[0]) <= chain.velocity_limits[0] * (1 + 1e-12)
+        q = np.minimum(q + step.velocity * DT, chain.upper)
     assert q[0] == pytest.approx(0.5, abs=1e-12)
-    assert history[-1].at_position_limit
-    assert np.all(history[-1].velocity == 0.0)
+    step = controller.step(q, target, options)
+    assert step.at_position_limit
+    assert np.all(step.velocity == 0.0)
 
 
 def test_servo_through_planar_singularity_keeps_speeds_bounded():
@@ -82,19 +79,71 @@ def test_servo_through_planar_singularity_keeps_speeds_bounded():
     target = np.eye(4)
     target[:3, 3] = [3.6, 0.0, 0.0]  # just beyond the 3.5 m reach: pulls through theta2 = 0
     chain = load_bundled_chain('planar_2link')
-    _, history = run_servo('planar_2link', np.array([0.2, 0.6]), target, 300, options)
+    _, history, positions = run_servo('planar_2link', np.array([0.2, 0.6]), target, 300,
+                                      options)
     assert all(np.all(np.isfinite(step.velocity)) for step in history)
     assert all(np.all(np.abs(step.velocity) <= chain.velocity_limits) for step in history)
     assert max(step.damping for step in history) > 0.0
-    assert abs(history[-1].q_next[1]) < 0.1  # stretched toward the target
+    assert abs(positions[-1][1]) < 0.1  # stretched toward the target
     assert 0.1 - 1e-9 <= history[-1].position_error < 0.16  # 0.1 m is the least possible
 
 
-def test_synchronized_step_keeps_direction_and_limits():
-    """Check the solve-mode motion: straight line, slowest joint at its limit."""
-    q = np.array([0.0, 1.0, -1.0])
-    goal = np.array([1.0, 0.5, -1.0])
-    limits = np.array([0.5, 2.0, 1.0])
-    velocity = synchronized_step(q, goal, limits, 0.1)
-    np.testing.assert_allclose(velocity, [0.5, -0.25, 0.0])
-    np.testing.assert_allclose(synchronized_step(q, q + 1e-3, limits, 0.1), [0.01] * 3)
+def test_holding_one_joint_never_leaves_another_pushing_out():
+    """
+    Check the limit freeze fix on a UR5 with two joints at their bounds.
+
+    Holding the first joint that pushes out re-solves the step, which can push a second
+    joint at its bound outward; the step must hold it too and still move the tip toward the
+    target (one pass left such a joint, and the position scaling froze the arm).
+    """
+    chain = load_bundled_chain('ur5')
+    kinematics = ChainKinematics(chain)
+    controller = ServoController(kinematics)
+    rng = np.random.default_rng(7)
+    options = ServoOptions()
+    cases = 0
+    for _ in range(300):
+        q = rng.uniform(-2.5, 2.5, 6)
+        bounds = rng.choice(6, size=2, replace=False)
+        lower, upper = chain.lower.copy(), chain.upper.copy()
+        for j in bounds:  # put two joints exactly at a (tightened) bound
+            (upper if rng.random() < 0.5 else lower)[j] = q[j]
+        controller.limits = controller.limits.__class__(lower, upper,
+                                                        controller.limits.wraps_in_range,
+                                                        controller.limits.is_continuous)
+        controller._avoids_limits = np.isfinite(lower) & np.isfinite(upper)
+        target = kinematics.tip_pose(q + rng.normal(0.0, 0.3, 6))
+        step = controller.step(q, target, options)
+        assert not controller.limits.outward_at_bound(q, step.velocity).any()
+        if step.at_position_limit and np.abs(step.velocity).max() > 0.0:
+            cases += 1
+            e_p, e_o = pose_error(target, kinematics.tip_pose(q))
+            _, J = kinematics.tip_pose_and_jacobian(q)
+            assert float(np.concatenate([e_p, e_o]) @ (J @ step.velocity)) > 0.0
+    assert cases > 50
+
+
+def test_null_space_motion_leaves_the_tool_still():
+    """Check a Panda next to a joint limit: joints move away from it, the tool does not."""
+    chain = load_bundled_chain('panda')
+    kinematics = ChainKinematics(chain)
+    controller = ServoController(kinematics)
+    q = np.array([0.0, -0.78, 0.0, -2.35, 0.0, 1.57, 0.78])
+    q[0] = chain.upper[0] - 0.2 * LIMIT_MARGIN * (chain.upper[0] - chain.lower[0])
+    step = controller.step(q, kinematics.tip_pose(q), ServoOptions())
+    _, J = kinematics.tip_pose_and_jacobian(q)
+    assert step.velocity[0] < -0.05  # pushed back from the upper bound
+    np.testing.assert_allclose(J @ step.velocity, 0.0, atol=1e-9)
+
+
+def test_error_scaled_damping_converges_next_to_a_singularity():
+    """Check a planar target 1 mm off the stretched-out pose converges within 2 s."""
+    chain = load_bundled_chain('planar_2link')
+    kinematics = ChainKinematics(chain)
+    q_goal = np.array([0.3, 0.02])  # theta2 = 0.02 rad: sigma_min ~ 0.03 m, damping on
+    target = kinematics.tip_pose(q_goal)
+    options = ServoOptions(mask=(True, True, False, False, False, False))
+    _, history, positions = run_servo('planar_2link', np.array([0.3, 0.05]), target, 200,
+                                      options)
+    assert max(step.damping for step in history) > 0.0
+    assert history[-1].position_error < 1e-4

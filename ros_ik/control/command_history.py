@@ -1,0 +1,44 @@
+"""
+The recent command stream, to tell an arm that follows with a delay from one that lags.
+
+Joint states arrive late (driver latency, a 10 Hz driver, a slow network): the measured
+joints match a command from some time ago, not the latest. The arm counts as following
+while its joints are within ``max_tracking_error`` of *some* command of the last
+``window`` seconds: ``lag = min_k max_j |q_k,j - q_measured,j|`` (continuous joints
+compared modulo 2 pi, since drivers report them wrapped).
+"""
+
+from collections import deque
+from typing import Deque, Tuple
+
+import numpy as np
+
+FULL_TURN = 2.0 * np.pi
+
+
+class CommandHistory:
+    """Commands (time s, positions (n,)) of the last ``window`` seconds."""
+
+    def __init__(self, is_continuous: np.ndarray) -> None:
+        """Start empty; ``is_continuous`` (n,) marks joints compared modulo 2 pi."""
+        self._is_continuous = np.asarray(is_continuous, dtype=bool)
+        self._commands: Deque[Tuple[float, np.ndarray]] = deque()
+
+    def clear(self) -> None:
+        """Forget every command."""
+        self._commands.clear()
+
+    def add(self, time: float, q: np.ndarray, window: float) -> None:
+        """Keep command ``q`` sent at ``time``; drop those older than ``window`` s."""
+        self._commands.append((time, np.array(q, dtype=float)))
+        while self._commands and self._commands[0][0] < time - window:
+            self._commands.popleft()
+
+    def lag(self, q_measured: np.ndarray) -> float:
+        """Return the distance (rad or m) from ``q_measured`` to the nearest kept command."""
+        if not self._commands:
+            return 0.0
+        difference = np.array([q for _, q in self._commands]) - q_measured
+        difference = np.where(self._is_continuous,
+                              np.remainder(difference + np.pi, FULL_TURN) - np.pi, difference)
+        return float(np.abs(difference).max(axis=1).min())

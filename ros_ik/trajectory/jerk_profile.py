@@ -1,0 +1,219 @@
+"""
+Time-optimal jerk-limited motion of one joint to rest at a target (numba kernels).
+
+A joint at position ``p0``, velocity ``v0`` and acceleration ``a0`` moves to rest
+(``v = a = 0``) at ``pf`` under ``|v| <= V``, ``|a| <= A``, ``|j| <= J``. Jerk is piecewise
+constant over seven segments (the double-S profile of Biagiotti and Melchiorri, ch. 3.4;
+from a moving state as in Haschke, Weitnauer and Ritter, IROS 2008):
+
+* phase 1 (3 segments): change the velocity from ``(v0, a0)`` to a peak ``vp`` with
+  ``a = 0``: jerk ``s J`` until ``a = s ap``, constant ``a``, jerk ``-s J`` until
+  ``a = 0``, where ``s`` is the sign of the change still needed once ``a0`` is ramped out
+  (``a0 |a0| / 2J``) and the peak acceleration ``ap = sqrt(J s dv + a0^2 / 2)``, capped at
+  ``A`` (then the middle segment lasts ``(s dv - (2 A^2 - a0^2) / 2J) / A``);
+* phase 2 (1 segment): cruise at ``vp`` for ``tc >= 0``;
+* phase 3 (3 segments): the same velocity change from ``(vp, 0)`` to ``(0, 0)``.
+
+With ``F(vp)`` the distance covered by phases 1 and 3, the fastest motion cruises at
+``vp = +-V`` when ``F(+-V)`` leaves room (``tc = (d - F) / vp``), and otherwise has no
+cruise and the ``vp`` in ``(-V, V)`` with ``F(vp) = d`` (bisection on a branch where ``F``
+increases, see :func:`fastest_profile`). A target closer than the stopping distance gives ``vp`` of the other sign: the
+joint stops past the target and comes back. Rest to rest this is the time-optimal double-S
+profile.
+
+To arrive later, at a common time ``T``, a joint lowers ``|vp|`` between the fastest peak
+and 0 (a longer cruise), found by bisection on the duration; when no such ``vp`` exists (the
+target is the stopping point), the joint keeps its fastest profile and waits at rest.
+
+A profile is a row of 7 jerks (units/s^3) and 7 durations (s).
+"""
+
+import numba
+import numpy as np
+
+SEGMENTS = 7
+BISECTION_STEPS = 64
+# Distances this close (m or rad) count as equal when choosing a branch of F.
+DISTANCE_TOLERANCE = 1e-9
+
+
+@numba.njit(cache=True, nogil=True)
+def advance(p: float, v: float, a: float, jerk: float, t: float):
+    """Return ``(p, v, a)`` after ``t`` s at constant ``jerk`` (exact cubic)."""
+    return (p + t * (v + t * (0.5 * a + t * jerk / 6.0)), v + t * (a + 0.5 * t * jerk),
+            a + t * jerk)
+
+
+@numba.njit(cache=True, nogil=True)
+def velocity_change(v0: float, a0: float, v1: float, a_max: float, j_max: float,
+                    jerks: np.ndarray, durations: np.ndarray, first: int):
+    """
+    Write the fastest change from ``(v0, a0)`` to ``(v1, 0)`` with ``|a| <= a_max``.
+
+    Three segments at ``first``: jerk toward the peak ``s ap`` (down toward it when
+    ``s a0 > ap``, i.e. ``a_max`` below the current acceleration), hold, jerk back to 0.
+    Return ``(duration, distance)`` of the change.
+    """
+    dv = v1 - v0
+    s = 1.0 if dv >= a0 * abs(a0) / (2.0 * j_max) else -1.0
+    peak = np.sqrt(max(j_max * s * dv + 0.5 * a0 * a0, 0.0))
+    hold = 0.0
+    if peak > a_max:
+        peak = a_max
+        # s dv = (gain while a goes from a0 to s peak) + peak hold + peak^2 / 2J
+        first_gain = (s * a0 + peak) * abs(peak - s * a0) / (2.0 * j_max)
+        hold = max((s * dv - first_gain - peak * peak / (2.0 * j_max)) / peak, 0.0)
+    jerks[first] = s * j_max if peak >= s * a0 else -s * j_max
+    jerks[first + 1], jerks[first + 2] = 0.0, -s * j_max
+    durations[first] = abs(peak - s * a0) / j_max
+    durations[first + 1] = hold
+    durations[first + 2] = peak / j_max
+    p, v, a = 0.0, v0, a0
+    for k in range(first, first + 3):
+        p, v, a = advance(p, v, a, jerks[k], durations[k])
+    return durations[first] + hold + durations[first + 2], p
+
+
+@numba.njit(cache=True, nogil=True)
+def _gentler_stop(distance: float, v0: float, a0: float, a_max: float, j_max: float,
+                  jerks: np.ndarray, durations: np.ndarray) -> float:
+    """
+    Write a stop covering ``distance``, a little beyond the hardest stop; return its time.
+
+    The stop's peak deceleration ``a_cap`` in ``(0, a_max]`` is bisected: a lower peak
+    brakes over a longer distance (the distance grows without bound as ``a_cap -> 0``).
+    """
+    for k in range(SEGMENTS):
+        jerks[k], durations[k] = 0.0, 0.0
+    hardest = velocity_change(v0, a0, 0.0, a_max, j_max, jerks, durations, 0)[1]
+    direction = 1.0 if distance > hardest else -1.0
+    gentle, hard = 0.0, a_max
+    for _ in range(BISECTION_STEPS):
+        middle = 0.5 * (gentle + hard)
+        covered = velocity_change(v0, a0, 0.0, middle, j_max, jerks, durations, 0)[1]
+        if direction * (covered - distance) > 0.0:
+            gentle = middle
+        else:
+            hard = middle
+    return velocity_change(v0, a0, 0.0, hard, j_max, jerks, durations, 0)[0]
+
+
+@numba.njit(cache=True, nogil=True)
+def _peak_profile(v0: float, a0: float, peak: float, distance: float, cruise_free: bool,
+                  a_max: float, j_max: float, jerks: np.ndarray, durations: np.ndarray):
+    """
+    Write the profile through velocity ``peak`` covering ``distance``; return its duration.
+
+    With ``cruise_free`` the cruise is set to 0 (the peak was solved for the distance).
+    """
+    time_up, distance_up = velocity_change(v0, a0, peak, a_max, j_max, jerks, durations, 0)
+    time_down, distance_down = velocity_change(peak, 0.0, 0.0, a_max, j_max, jerks,
+                                               durations, 4)
+    jerks[3] = 0.0
+    cruise = 0.0
+    if not cruise_free and peak != 0.0:
+        cruise = max((distance - distance_up - distance_down) / peak, 0.0)
+    durations[3] = cruise
+    return time_up + cruise + time_down
+
+
+@numba.njit(cache=True, nogil=True)
+def peak_distance(v0: float, a0: float, peak: float, a_max: float, j_max: float,
+                  jerks: np.ndarray, durations: np.ndarray) -> float:
+    """Return ``F(peak)``: the distance of phases 1 and 3 without cruise."""
+    distance_up = velocity_change(v0, a0, peak, a_max, j_max, jerks, durations, 0)[1]
+    return distance_up + velocity_change(peak, 0.0, 0.0, a_max, j_max, jerks, durations, 4)[1]
+
+
+@numba.njit(cache=True, nogil=True)
+def _peak_for_distance(distance: float, v0: float, a0: float, low: float, high: float,
+                       a_max: float, j_max: float, jerks: np.ndarray,
+                       durations: np.ndarray) -> float:
+    """Return the peak in ``[low, high]`` with ``F(peak) = distance`` (bisection)."""
+    for _ in range(BISECTION_STEPS):
+        middle = 0.5 * (low + high)
+        if peak_distance(v0, a0, middle, a_max, j_max, jerks, durations) < distance:
+            low = middle
+        else:
+            high = middle
+    return 0.5 * (low + high)
+
+
+@numba.njit(cache=True, nogil=True)
+def fastest_profile(distance: float, v0: float, a0: float, v_max: float, a_max: float,
+                    j_max: float, jerks: np.ndarray, durations: np.ndarray):
+    """
+    Write the fastest profile covering ``distance`` to rest; return ``(duration, peak)``.
+
+    ``F`` increases on ``[-V, min(0, r)]`` and ``[max(0, r), V]``, where
+    ``r = v0 + a0 |a0| / 2J`` is the velocity at which ``a0`` ramps out (``F(0)`` is the
+    hardest stop). Between them (a decelerating joint asked to go a little further than
+    its hardest stop) ``F`` is not monotone and the joint stops more gently instead
+    (:func:`_gentler_stop`; peak 0: it is not stretched for synchronisation). A
+    distance within ``DISTANCE_TOLERANCE`` of a split takes the monotone branch, so a joint
+    already on its final brake keeps that brake despite round-off.
+    """
+    if peak_distance(v0, a0, v_max, a_max, j_max, jerks, durations) <= distance:
+        return _peak_profile(v0, a0, v_max, distance, False, a_max, j_max, jerks,
+                             durations), v_max
+    if peak_distance(v0, a0, -v_max, a_max, j_max, jerks, durations) >= distance:
+        return _peak_profile(v0, a0, -v_max, distance, False, a_max, j_max, jerks,
+                             durations), -v_max
+    ramp_out = min(max(v0 + a0 * abs(a0) / (2.0 * j_max), -v_max), v_max)
+    low_split, high_split = min(0.0, ramp_out), max(0.0, ramp_out)
+    if distance <= peak_distance(v0, a0, low_split, a_max, j_max, jerks,
+                                 durations) + DISTANCE_TOLERANCE:
+        low, high = -v_max, low_split
+    elif distance >= peak_distance(v0, a0, high_split, a_max, j_max, jerks,
+                                   durations) - DISTANCE_TOLERANCE:
+        low, high = high_split, v_max
+    else:
+        return _gentler_stop(distance, v0, a0, a_max, j_max, jerks, durations), 0.0
+    peak = _peak_for_distance(distance, v0, a0, low, high, a_max, j_max, jerks, durations)
+    return _peak_profile(v0, a0, peak, distance, True, a_max, j_max, jerks, durations), peak
+
+
+@numba.njit(cache=True, nogil=True)
+def profile_in_time(distance: float, v0: float, a0: float, fastest_peak: float,
+                    duration: float, a_max: float, j_max: float, jerks: np.ndarray,
+                    durations: np.ndarray) -> bool:
+    """
+    Write a profile covering ``distance`` to rest in ``duration`` s; return success.
+
+    Bisects the peak between ``fastest_peak`` (no slower than ``duration``) and almost 0
+    (slowest); fails if the profile found does not end at ``distance`` (where ``F`` is not
+    monotone, a slower peak may leave no room to cruise). On failure ``jerks`` and ``durations`` hold an unspecified profile.
+    """
+    if fastest_peak == 0.0:
+        return False
+    slowest = fastest_peak * 2.0 ** -BISECTION_STEPS
+    if _peak_profile(v0, a0, slowest, distance, False, a_max, j_max, jerks,
+                     durations) < duration:
+        return False
+    fast, slow = fastest_peak, slowest
+    for _ in range(BISECTION_STEPS):
+        middle = 0.5 * (fast + slow)
+        if _peak_profile(v0, a0, middle, distance, False, a_max, j_max, jerks,
+                         durations) > duration:
+            slow = middle
+        else:
+            fast = middle
+    _peak_profile(v0, a0, fast, distance, False, a_max, j_max, jerks, durations)
+    p, v, a = 0.0, v0, a0
+    for k in range(SEGMENTS):
+        p, v, a = advance(p, v, a, jerks[k], durations[k])
+    return abs(p - distance) <= DISTANCE_TOLERANCE
+
+
+@numba.njit(cache=True, nogil=True)
+def sample_profile(p0: float, v0: float, a0: float, target: float, jerks: np.ndarray,
+                   durations: np.ndarray, t: float):
+    """Return ``(p, v, a)`` ``t`` s into the profile; at its end, exactly ``(target, 0, 0)``."""
+    p, v, a = p0, v0, a0
+    remaining = t
+    for k in range(SEGMENTS):
+        if remaining <= durations[k]:
+            return advance(p, v, a, jerks[k], remaining)
+        p, v, a = advance(p, v, a, jerks[k], durations[k])
+        remaining -= durations[k]
+    return target, 0.0, 0.0

@@ -1,0 +1,45 @@
+"""
+Per-joint motion limits: position range, velocity, acceleration and jerk.
+
+Units per joint: rad, rad/s, rad/s^2, rad/s^3 (revolute and continuous) or m, m/s, m/s^2,
+m/s^3 (prismatic). Continuous joints have infinite position bounds.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class MotionLimits:
+    """Limits (n,) of a chain's joints in chain order; every rate limit positive."""
+
+    lower: np.ndarray
+    upper: np.ndarray
+    velocity: np.ndarray
+    acceleration: np.ndarray
+    jerk: np.ndarray
+
+    def __post_init__(self) -> None:
+        """Check shapes, order of bounds and that every rate limit is finite and positive."""
+        n = len(self.lower)
+        for name in ('upper', 'velocity', 'acceleration', 'jerk'):
+            if len(getattr(self, name)) != n:
+                raise ValueError(f'{name} limits have {len(getattr(self, name))} values for '
+                                 f'{n} joints')
+        if np.any(self.lower > self.upper):
+            raise ValueError('a lower position limit is above its upper limit')
+        for name in ('velocity', 'acceleration', 'jerk'):
+            values = getattr(self, name)
+            if not np.all(np.isfinite(values) & (values > 0.0)):
+                raise ValueError(f'{name} limits must be finite and positive, got {values}')
+
+    @property
+    def n_joints(self) -> int:
+        """Return the number of joints."""
+        return len(self.lower)
+
+    def with_velocity_scale(self, scale: float) -> 'MotionLimits':
+        """Return these limits with the velocity limits scaled by ``scale`` in (0, 1]."""
+        return MotionLimits(self.lower, self.upper, self.velocity * scale, self.acceleration,
+                            self.jerk)

@@ -1,0 +1,159 @@
+"""
+The online trajectory generator: synchronised, jerk-limited joint motion, re-planned each cycle.
+
+Each call plans, from the current commanded state (position, velocity, acceleration per
+joint), the fastest jerk-limited motion of every joint to rest at its target
+(:mod:`ros_ik.trajectory.jerk_profile`), stretches the faster joints so that all arrive at
+the slowest one's time ``T = max_j T_j`` (time synchronisation, as Ruckig and Reflexxes
+Type IV do), and returns the state ``dt`` seconds along. Called every control cycle with the
+newest target, it preempts the previous plan with position, velocity and acceleration
+continuous (the new plan starts from the exact state of the old one).
+
+Limits hold on the whole continuous trajectory, so they also hold for the finite
+differences of its samples at any (uneven) times: a divided difference of order k is a
+weighted mean of the k-th derivative.
+
+* velocity, acceleration and jerk: by construction of every profile, for any state
+  reached under these limits;
+* position: targets are clipped into the bounds; a joint never passes the point where its
+  hardest braking stops, and every state this generator produces can stop inside the bounds,
+  so from such a state the motion stays inside. A joint that starts outside (an encoder
+  reading past a limit) moves back in under the same rate limits.
+
+``speed_fraction`` in (0, 1] scales the velocity limits for one call (servo speeds); a
+joint faster than that slows down under the acceleration and jerk limits.
+"""
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from ros_ik.trajectory.jerk_profile import (fastest_profile, profile_in_time, sample_profile,
+                                            SEGMENTS, velocity_change)
+from ros_ik.trajectory.motion_limits import MotionLimits
+
+# Joints whose fastest time is within this of the common time are not stretched (s).
+SYNC_TOLERANCE = 1e-9
+SPEED_FRACTION_FLOOR = 1e-3
+
+
+@dataclass(frozen=True)
+class MotionState:
+    """Commanded state (n,) per joint: position, velocity, acceleration (chain units)."""
+
+    position: np.ndarray
+    velocity: np.ndarray
+    acceleration: np.ndarray
+
+    @classmethod
+    def at_rest(cls, position: np.ndarray) -> 'MotionState':
+        """Return the state at rest at ``position`` (n,)."""
+        position = np.array(position, dtype=float)
+        return cls(position, np.zeros_like(position), np.zeros_like(position))
+
+    def is_finite(self) -> bool:
+        """Return whether every value is finite."""
+        return bool(np.isfinite(self.position).all() and np.isfinite(self.velocity).all()
+                    and np.isfinite(self.acceleration).all())
+
+    def is_at_rest(self, tolerance: float = 1e-9) -> bool:
+        """Return whether velocity and acceleration are zero (within ``tolerance``)."""
+        return bool(np.abs(self.velocity).max(initial=0.0) <= tolerance
+                    and np.abs(self.acceleration).max(initial=0.0) <= tolerance)
+
+
+@dataclass(frozen=True)
+class MotionStep:
+    """One cycle's output: the new state and how long the plan still takes (s)."""
+
+    state: MotionState
+    remaining: float
+
+
+@numba.njit(cache=True, nogil=True)
+def synchronized_step_into(p: np.ndarray, v: np.ndarray, a: np.ndarray, target: np.ndarray,
+                           v_max: np.ndarray, a_max: np.ndarray, j_max: np.ndarray,
+                           dt: float, out_p: np.ndarray, out_v: np.ndarray,
+                           out_a: np.ndarray) -> float:
+    """
+    Write the state ``dt`` s along the synchronised plan into ``out_*``; return ``T - dt``.
+
+    All arrays (n,); ``target`` already inside the position bounds.
+    """
+    n = p.shape[0]
+    jerks = np.zeros((n, SEGMENTS))
+    durations = np.zeros((n, SEGMENTS))
+    fastest_time = np.zeros(n)
+    peaks = np.zeros(n)
+    common_time = 0.0
+    for j in range(n):
+        fastest_time[j], peaks[j] = fastest_profile(target[j] - p[j], v[j], a[j], v_max[j],
+                                                    a_max[j], j_max[j], jerks[j], durations[j])
+        common_time = max(common_time, fastest_time[j])
+    scratch_jerks = np.zeros(SEGMENTS)
+    scratch_durations = np.zeros(SEGMENTS)
+    for j in range(n):
+        if fastest_time[j] < common_time - SYNC_TOLERANCE and profile_in_time(
+                target[j] - p[j], v[j], a[j], peaks[j], common_time, a_max[j], j_max[j],
+                scratch_jerks, scratch_durations):
+            jerks[j, :] = scratch_jerks
+            durations[j, :] = scratch_durations
+        out_p[j], out_v[j], out_a[j] = sample_profile(p[j], v[j], a[j], target[j], jerks[j],
+                                                      durations[j], dt)
+    return common_time - dt
+
+
+@numba.njit(cache=True, nogil=True)
+def stopping_positions_into(p: np.ndarray, v: np.ndarray, a: np.ndarray,
+                            a_max: np.ndarray, j_max: np.ndarray, out: np.ndarray) -> None:
+    """Write where each joint comes to rest under its hardest braking into ``out`` (n,)."""
+    jerks = np.zeros(SEGMENTS)
+    durations = np.zeros(SEGMENTS)
+    for j in range(p.shape[0]):
+        out[j] = p[j] + velocity_change(v[j], a[j], 0.0, a_max[j], j_max[j], jerks,
+                                        durations, 0)[1]
+
+
+class OnlineGenerator:
+    """Jerk-limited, time-synchronised motion for one chain's joints."""
+
+    def __init__(self, limits: MotionLimits) -> None:
+        """Keep the chain's limits."""
+        self.limits = limits
+
+    def inside_bounds(self, position: np.ndarray) -> np.ndarray:
+        """Return ``position`` (n,) clipped into the position bounds."""
+        return np.clip(position, self.limits.lower, self.limits.upper)
+
+    def stopping_positions(self, state: MotionState) -> np.ndarray:
+        """Return where each joint (n,) comes to rest braking as hard as the limits allow."""
+        out = np.empty_like(state.position)
+        stopping_positions_into(state.position, state.velocity, state.acceleration,
+                                self.limits.acceleration, self.limits.jerk, out)
+        return out
+
+    def step(self, state: MotionState, target: np.ndarray, dt: float,
+             speed_fraction: float = 1.0) -> MotionStep:
+        """
+        Return the state ``dt`` s (>= 0) along the synchronised motion to rest at ``target``.
+
+        ``target`` (n,) is clipped into the bounds first.
+        """
+        limits = self.limits
+        fraction = min(max(float(speed_fraction), SPEED_FRACTION_FLOOR), 1.0)
+        n = limits.n_joints
+        out_p, out_v, out_a = np.empty(n), np.empty(n), np.empty(n)
+        remaining = synchronized_step_into(
+            state.position, state.velocity, state.acceleration,
+            self.inside_bounds(np.asarray(target, dtype=float)), limits.velocity * fraction,
+            limits.acceleration, limits.jerk, max(float(dt), 0.0), out_p, out_v, out_a)
+        return MotionStep(MotionState(out_p, out_v, out_a), max(remaining, 0.0))
+
+    def duration(self, state: MotionState, target: np.ndarray) -> float:
+        """Return how long (s) the synchronised motion from ``state`` to ``target`` takes."""
+        return self.step(state, target, 0.0).remaining
+
+    def brake_step(self, state: MotionState, dt: float) -> MotionStep:
+        """Return the state ``dt`` s along the hardest stop (the stop points kept in bounds)."""
+        return self.step(state, self.stopping_positions(state), dt)

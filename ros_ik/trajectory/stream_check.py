@@ -1,0 +1,55 @@
+"""
+What a controller sees in a command stream: peak velocity, acceleration and jerk per joint.
+
+From command positions ``p_k`` (n,) at stamps ``t_k`` (s, strictly increasing), the divided
+differences give ``v = p[k-1, k]``, ``a = 2 p[k-2, k-1, k]`` and ``j = 6 p[k-3, ..., k]``.
+A divided difference of order m is a weighted mean of the m-th derivative of any trajectory
+through the samples, so these peaks never exceed the limits of a trajectory that respects
+them, for any (uneven) spacing of the stamps; a jump or a late stamp shows up as a peak.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class StreamPeaks:
+    """Peak |v|, |a|, |j| (n,) per joint, and how far below/above the bounds (n,) it went."""
+
+    velocity: np.ndarray
+    acceleration: np.ndarray
+    jerk: np.ndarray
+    beyond_bounds: np.ndarray
+
+    def ratios(self, velocity: np.ndarray, acceleration: np.ndarray,
+               jerk: np.ndarray) -> np.ndarray:
+        """Return the largest peak / limit over the joints for v, a and j, as (3,)."""
+        return np.array([float(np.max(self.velocity / velocity, initial=0.0)),
+                         float(np.max(self.acceleration / acceleration, initial=0.0)),
+                         float(np.max(self.jerk / jerk, initial=0.0))])
+
+
+def divided_differences(times: np.ndarray, values: np.ndarray, order: int) -> np.ndarray:
+    """Return ``order! * f[t_k-order, ..., t_k]`` for every k (rows), values (N, n)."""
+    table = np.asarray(values, dtype=float)
+    times = np.asarray(times, dtype=float)
+    for level in range(1, order + 1):
+        span = (times[level:] - times[:-level])[:, None]
+        table = level * (table[1:] - table[:-1]) / span
+    return table
+
+
+def stream_peaks(times: np.ndarray, positions: np.ndarray, lower: np.ndarray,
+                 upper: np.ndarray) -> StreamPeaks:
+    """Return the peaks of a command stream (times (N,), positions (N, n))."""
+    positions = np.asarray(positions, dtype=float)
+
+    def peak(order: int) -> np.ndarray:
+        """Return the peak |order-th derivative| per joint (0 if too few samples)."""
+        if len(positions) <= order:
+            return np.zeros(positions.shape[1])
+        return np.abs(divided_differences(times, positions, order)).max(axis=0)
+
+    beyond = np.maximum(np.maximum(lower - positions, positions - upper), 0.0).max(axis=0)
+    return StreamPeaks(peak(1), peak(2), peak(3), beyond)

@@ -1,0 +1,217 @@
+"""
+The online trajectory generator: limits, arrival, synchronisation, preemption, optimality.
+
+Property tests draw random limits, start states and targets (hypothesis); the stream is
+checked from its samples with the same divided differences a controller would see.
+"""
+
+import importlib.util
+
+from hypothesis import given, settings, strategies as st
+import numpy as np
+import pytest
+from ros_ik.trajectory.jerk_profile import advance
+from ros_ik.trajectory.motion_limits import MotionLimits
+from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator
+from ros_ik.trajectory.stream_check import divided_differences, stream_peaks
+
+DT = 0.01
+TOLERANCE = 1e-6  # relative, for round-off in the divided differences
+BOUND = 4.0
+
+
+def limits_strategy(n: int):
+    """Return a strategy of MotionLimits for n joints with bounds +-BOUND."""
+    positive = st.floats(0.2, 5.0)
+    return st.tuples(st.lists(positive, min_size=n, max_size=n),
+                     st.lists(st.floats(0.5, 30.0), min_size=n, max_size=n),
+                     st.lists(st.floats(2.0, 2000.0), min_size=n, max_size=n)).map(
+        lambda values: MotionLimits(np.full(n, -BOUND), np.full(n, BOUND),
+                                    np.array(values[0]), np.array(values[1]),
+                                    np.array(values[2])))
+
+
+def reachable_state(limits: MotionLimits, p: np.ndarray, fraction_v: np.ndarray,
+                    fraction_a: np.ndarray) -> MotionState:
+    """
+    Return a moving state the generator could have produced: within v and a limits, able to
+    ramp out its acceleration within the velocity limit and to stop inside the bounds.
+    """
+    a = fraction_a * np.minimum(limits.acceleration, np.sqrt(limits.jerk * limits.velocity))
+    ramp_out = a * np.abs(a) / (2 * limits.jerk)  # velocity gained while a returns to 0
+    low = np.maximum(-limits.velocity, -limits.velocity - ramp_out)
+    high = np.minimum(limits.velocity, limits.velocity - ramp_out)
+    v = low + 0.5 * (fraction_v + 1.0) * (high - low)
+    state = MotionState(p, v, a)
+    stop = OnlineGenerator(limits).stopping_positions(state)
+    keep = (stop > -BOUND) & (stop < BOUND)
+    return MotionState(p, np.where(keep, v, 0.0), np.where(keep, a, 0.0))
+
+
+def run(generator: OnlineGenerator, state: MotionState, targets, steps_per_target: int,
+        dt: float = DT):
+    """Step toward each target for the given number of steps; return times and states."""
+    times, states = [0.0], [state]
+    for target in targets:
+        for _ in range(steps_per_target):
+            step = generator.step(states[-1], target, dt)
+            times.append(times[-1] + dt)
+            states.append(step.state)
+    return np.array(times), states
+
+
+def assert_within_limits(limits: MotionLimits, times, states) -> None:
+    """Check every sample and the divided differences of the positions against the limits."""
+    positions = np.array([state.position for state in states])
+    for state in states:
+        assert np.all(np.abs(state.velocity) <= limits.velocity * (1 + TOLERANCE) + 1e-12)
+        assert np.all(np.abs(state.acceleration) <= limits.acceleration * (1 + TOLERANCE))
+    peaks = stream_peaks(times, positions, limits.lower, limits.upper)
+    ratios = peaks.ratios(limits.velocity, limits.acceleration, limits.jerk)
+    assert np.all(ratios <= 1 + TOLERANCE), ratios
+    assert np.all(peaks.beyond_bounds <= 1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(1, 7))
+def test_from_any_reachable_state_every_sample_is_within_the_limits_and_arrives(data, n):
+    """Check random limits, moving starts and targets: limits hold, all joints arrive."""
+    limits = data.draw(limits_strategy(n))
+    generator = OnlineGenerator(limits)
+    unit = st.lists(st.floats(-1.0, 1.0), min_size=n, max_size=n).map(np.array)
+    state = reachable_state(limits, 0.9 * BOUND * data.draw(unit), data.draw(unit),
+                            data.draw(unit))
+    target = 0.9 * BOUND * data.draw(unit)
+    duration = generator.duration(state, target)
+    times, states = run(generator, state, [target], int(np.ceil(duration / DT)) + 2)
+    assert_within_limits(limits, times, states)
+    np.testing.assert_allclose(states[-1].position, target, atol=1e-9)
+    assert states[-1].is_at_rest()
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(2, 7))
+def test_joints_starting_at_rest_arrive_together(data, n):
+    """Check time synchronisation: every joint that moves is still moving until the end."""
+    limits = data.draw(limits_strategy(n))
+    generator = OnlineGenerator(limits)
+    unit = st.lists(st.floats(-1.0, 1.0), min_size=n, max_size=n).map(np.array)
+    start = MotionState.at_rest(0.9 * BOUND * data.draw(unit))
+    target = 0.9 * BOUND * data.draw(unit)
+    moving = np.abs(target - start.position) > 1e-3
+    duration = generator.duration(start, target)
+    steps = int(np.floor(duration / DT)) - 1
+    if steps < 1 or not moving.any():
+        return
+    _, states = run(generator, start, [target], steps)
+    last = states[-1]
+    still_to_go = np.abs(target - last.position)
+    assert np.all(still_to_go[moving] > 0.0)
+    arrival = np.array([generator.duration(MotionState(last.position[j:j + 1],
+                                                       last.velocity[j:j + 1],
+                                                       last.acceleration[j:j + 1]),
+                                           target[j:j + 1]) for j in range(n)])
+    assert np.all(arrival[moving] > 0.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), n=st.integers(1, 6), switch=st.integers(1, 80))
+def test_a_new_target_preempts_with_continuous_velocity_and_acceleration(data, n, switch):
+    """Check a target changed mid-motion (and again): no jump in v or a, limits hold."""
+    limits = data.draw(limits_strategy(n))
+    generator = OnlineGenerator(limits)
+    unit = st.lists(st.floats(-1.0, 1.0), min_size=n, max_size=n).map(np.array)
+    targets = [0.9 * BOUND * data.draw(unit) for _ in range(3)]
+    times, states = run(generator, MotionState.at_rest(np.zeros(n)), targets, switch)
+    assert_within_limits(limits, times, states)
+    for before, after in zip(states[:-1], states[1:]):
+        assert np.all(np.abs(after.velocity - before.velocity)
+                      <= limits.acceleration * DT * (1 + TOLERANCE))
+        assert np.all(np.abs(after.acceleration - before.acceleration)
+                      <= limits.jerk * DT * (1 + TOLERANCE))
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), n=st.integers(1, 6))
+def test_uneven_steps_keep_the_limits_over_the_stamps(data, n):
+    """Check steps of 0.5 ms to 50 ms: the divided differences over the stamps stay in."""
+    limits = data.draw(limits_strategy(n))
+    generator = OnlineGenerator(limits)
+    unit = st.lists(st.floats(-1.0, 1.0), min_size=n, max_size=n).map(np.array)
+    target = 0.9 * BOUND * data.draw(unit)
+    steps = data.draw(st.lists(st.floats(0.0005, 0.05), min_size=50, max_size=300))
+    times, states = [0.0], [MotionState.at_rest(np.zeros(n))]
+    for dt in steps:
+        states.append(generator.step(states[-1], target, dt).state)
+        times.append(times[-1] + dt)
+    assert_within_limits(limits, np.array(times), states)
+
+
+def test_a_joint_starting_outside_its_bounds_moves_in_and_stays_in():
+    """Check a joint 3 mrad past its upper bound: moved inside within the limits."""
+    limits = MotionLimits(np.array([-1.0]), np.array([1.0]), np.array([1.0]), np.array([5.0]),
+                          np.array([50.0]))
+    generator = OnlineGenerator(limits)
+    times, states = run(generator, MotionState.at_rest(np.array([1.003])), [np.array([2.0])],
+                        100)
+    positions = np.array([state.position[0] for state in states])
+    assert positions[-1] == pytest.approx(1.0) and np.all(np.diff(positions) <= 0.0)
+    peaks = stream_peaks(times, positions[:, None], np.array([-1.0]), np.array([1.003]))
+    assert np.all(peaks.ratios(limits.velocity, limits.acceleration, limits.jerk) <= 1 + 1e-9)
+
+
+def test_braking_stops_as_hard_as_the_limits_allow():
+    """Check the brake reaches rest where stopping_positions says, within the limits."""
+    limits = MotionLimits(np.full(2, -10.0), np.full(2, 10.0), np.array([2.0, 1.0]),
+                          np.array([4.0, 8.0]), np.array([40.0, 100.0]))
+    generator = OnlineGenerator(limits)
+    state = MotionState(np.zeros(2), np.array([1.5, -0.8]), np.array([1.0, 2.0]))
+    stop = generator.stopping_positions(state)
+    times, states = [0.0], [state]
+    for _ in range(200):
+        states.append(generator.brake_step(states[-1], DT).state)
+        times.append(times[-1] + DT)
+    np.testing.assert_allclose(states[-1].position, stop, atol=1e-9)
+    assert states[-1].is_at_rest()
+    # the hardest stop of joint 0 from (1.5, +1.0): a from +1 to -4 at 40/s^3, hold, ramp out
+    t1, t3 = 5.0 / 40.0, 4.0 / 40.0
+    v_after_ramps = 1.5 + (1.0 - 4.0) / 2 * t1 - 4.0 / 2 * t3
+    assert v_after_ramps > 0.0
+    p, v, a = advance(0.0, 1.5, 1.0, -40.0, t1)
+    p, v, a = advance(p, v, a, 0.0, v_after_ramps / 4.0)
+    p, v, a = advance(p, v, a, 40.0, t3)
+    assert (v, a) == (pytest.approx(0.0, abs=1e-12), pytest.approx(0.0, abs=1e-12))
+    assert stop[0] == pytest.approx(p, abs=1e-12)
+
+
+def test_divided_differences_of_a_cubic_are_its_derivatives():
+    """Check the stream check on p = t^3 at uneven times: v, a, j means; j exactly 6."""
+    times = np.array([0.0, 0.1, 0.25, 0.3, 0.7])
+    values = (times ** 3)[:, None]
+    np.testing.assert_allclose(divided_differences(times, values, 3), 6.0)
+    velocity = divided_differences(times, values, 1)[:, 0]
+    np.testing.assert_allclose(velocity, (times[1:] ** 3 - times[:-1] ** 3) / np.diff(times))
+
+
+@pytest.mark.skipif(importlib.util.find_spec('ruckig') is None,
+                    reason='ruckig (test reference) is not installed')
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(1, 7))
+def test_rest_to_rest_duration_matches_ruckig(data, n):
+    """Check the synchronised rest-to-rest duration is within 1 % of Ruckig's (time-optimal)."""
+    from ruckig import InputParameter, Ruckig, Trajectory
+    limits = data.draw(limits_strategy(n))
+    unit = st.lists(st.floats(-1.0, 1.0), min_size=n, max_size=n).map(np.array)
+    start, target = 0.9 * BOUND * data.draw(unit), 0.9 * BOUND * data.draw(unit)
+    if np.abs(target - start).max() < 1e-3:
+        return
+    ours = OnlineGenerator(limits).duration(MotionState.at_rest(start), target)
+    parameters = InputParameter(n)
+    parameters.current_position, parameters.target_position = list(start), list(target)
+    parameters.max_velocity = list(limits.velocity)
+    parameters.max_acceleration = list(limits.acceleration)
+    parameters.max_jerk = list(limits.jerk)
+    trajectory = Trajectory(n)
+    Ruckig(n).calculate(parameters, trajectory)
+    assert ours <= 1.01 * trajectory.duration + 1e-9
+    assert ours >= 0.99 * trajectory.duration - 1e-9
