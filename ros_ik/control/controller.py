@@ -25,7 +25,8 @@ and jerk limits over the time between command stamps. A cycle (base frame, metre
    faulted) is taken where it is: the stream restarts at rest at the measured joints,
    which moves nothing (a controller restarting after a fault expects exactly that);
 5. ``solve``: one IK solve per new target, seeded at the commanded joints, retried on the
-   following cycles while it fails (``SOLVE_ATTEMPTS`` in all); continuous joints take the
+   following cycles while it fails (``SOLVE_ATTEMPTS`` in all, none when the target is
+   provably out of reach); continuous joints take the
    short way; ``servo``: each cycle the damped step's joint velocity ``qdot`` at the
    commanded joints gives the goal ``q + qdot / gain`` and the speed ``max_j |qdot_j| /
    vmax_j``;
@@ -421,6 +422,9 @@ class IkController:
                               'solve_time_ms': result.time * 1e3, 'damping': result.damping}
         if result.success:
             self._goal_q = short_way(result.q, seed, arm.chain.is_continuous)
+        elif arm.solver.out_of_reach_reason(target.T_base_target, 0.0):
+            self._solve_attempts = SOLVE_ATTEMPTS  # provably out of reach: no retry
+            notices.append(Notice('warn', 'target:reach', f'IK failed: {result.reason}'))
         else:
             notices.append(Notice('warn', 'target:ik', f'IK failed: {result.reason} '
                                   f'(attempt {self._solve_attempts} of {SOLVE_ATTEMPTS})'))

@@ -1,9 +1,10 @@
 """
 Which arm? One answer for the command-line tools and the launch files.
 
-A bundled arm by name (``urdf/``, with its chain ends, task axes and home pose), or a
-user's URDF file with its base and tip links (all six task axes, no home pose: tools
-start from the middle of each joint range). Plain Python: launch files import it too.
+A bundled arm by name (``urdf/``, with its chain ends, task axes, home pose and
+``<arm>_joint_limits.yaml``), or a user's URDF file with its base and tip links (all six
+task axes, no home pose: tools start from the middle of each joint range; optionally a
+joint_limits.yaml). Plain Python: launch files import it too.
 """
 
 import argparse
@@ -12,10 +13,13 @@ import os
 from typing import Optional, Tuple
 
 import numpy as np
+from ros_ik.control.motion_limit_sources import LimitDefaults, resolve_motion_limits
+from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, DEFAULT_ARM, urdf_directory
 from ros_ik.kinematics.chain import Chain
 from ros_ik.kinematics.task_space import axes_text, FULL_POSE_ROWS
 from ros_ik.kinematics.urdf_loader import load_urdf_file
+from ros_ik.trajectory.motion_limits import MotionLimits
 
 
 @dataclass(frozen=True)
@@ -28,6 +32,7 @@ class ArmChoice:
     tip_link: str
     task_rows: Tuple[int, ...]
     home: Tuple[float, ...]
+    joint_limits_file: str = ''
 
     @property
     def task_axes(self) -> str:
@@ -42,11 +47,12 @@ class ArmChoice:
 
 @dataclass(frozen=True)
 class SelectedArm:
-    """A chosen arm with its chain loaded and its home configuration (n,) in rad or m."""
+    """A chosen arm: its chain, home configuration (n,) in rad or m, and motion limits."""
 
     choice: ArmChoice
     chain: Chain
     home: np.ndarray
+    limits: MotionLimits
 
     @property
     def label(self) -> str:
@@ -60,14 +66,16 @@ class SelectedArm:
 
 
 def choose_arm(arm: str, urdf_file: str = '', base_link: str = '', tip_link: str = '',
-               urdf_folder: Optional[str] = None) -> ArmChoice:
+               urdf_folder: Optional[str] = None, joint_limits_file: str = '') -> ArmChoice:
     """
     Return the arm chosen by a bundled name or a URDF file with its links.
 
     ``urdf_file`` if given (then ``base_link`` and ``tip_link`` are required), else the
     bundled ``arm`` from ``urdf_folder`` (default: the installed ``urdf/``), whose links can
-    be overridden. Raises ``ValueError`` naming the problem.
+    be overridden. ``joint_limits_file`` overrides a bundled arm's limits file. Raises
+    ``ValueError`` naming the problem.
     """
+    limits = joint_limits_file
     if urdf_file:
         if not (base_link and tip_link):
             raise ValueError('urdf_file needs base_link and tip_link')
@@ -80,10 +88,12 @@ def choose_arm(arm: str, urdf_file: str = '', base_link: str = '', tip_link: str
         path = os.path.join(urdf_folder or urdf_directory(), bundled.urdf_file)
         base_link, tip_link = base_link or bundled.base_link, tip_link or bundled.tip_link
         label, rows, home = arm, bundled.task_rows, bundled.home
-    if not os.path.isfile(path):
-        raise ValueError(f'URDF file "{path}" does not exist')
+        limits = limits or path[:-len('.urdf')] + '_joint_limits.yaml'
+    for kind, file_path in (('URDF', path), ('joint limits', limits)):
+        if file_path and not os.path.isfile(file_path):
+            raise ValueError(f'{kind} file "{file_path}" does not exist')
     return ArmChoice(label=label, urdf_path=path, base_link=base_link, tip_link=tip_link,
-                     task_rows=rows, home=tuple(home))
+                     task_rows=rows, home=tuple(home), joint_limits_file=limits)
 
 
 def add_arm_arguments(parser: argparse.ArgumentParser) -> None:
@@ -93,11 +103,16 @@ def add_arm_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--urdf', help='a URDF file to use instead of a bundled arm')
     parser.add_argument('--base-link', help='chain base link (with --urdf)')
     parser.add_argument('--tip-link', help='chain tip link (with --urdf)')
+    parser.add_argument('--joint-limits', help='a MoveIt-style joint_limits.yaml (default: '
+                        'the bundled arm\'s; none for --urdf)')
 
 
 def load_selected_arm(args: argparse.Namespace) -> SelectedArm:
     """Load the arm named by the arguments of :func:`add_arm_arguments` (UrdfError, ValueError)."""
-    choice = choose_arm(args.arm, args.urdf or '', args.base_link or '', args.tip_link or '')
+    choice = choose_arm(args.arm, args.urdf or '', args.base_link or '', args.tip_link or '',
+                        joint_limits_file=args.joint_limits or '')
     chain = load_urdf_file(choice.urdf_path, choice.base_link, choice.tip_link)
     home = np.array(choice.home) if choice.home else chain.middle_configuration()
-    return SelectedArm(choice, chain, home)
+    limits = resolve_motion_limits(chain, choice.joint_limits_file,
+                                   LimitDefaults.of(Settings()), {}).limits
+    return SelectedArm(choice, chain, home, limits)

@@ -2,10 +2,14 @@
 Closed-loop demo: the simulated arm and the IK node as real processes over DDS (loopback).
 
 Sends a scripted sequence of targets (reachable poses, a stretch to a singular pose, an
-unreachable target, a position-only goal), prints progress and a table per target, and
-writes a PNG of manipulability, damping and joint speeds over time, with the singular
+unreachable target, a position-only goal) to the IK node driving a strict simulated arm
+(it faults, like a real controller, on a command beyond its velocity or acceleration
+limits), prints progress and a table per target (with the peak commanded velocity and
+acceleration over the limits, from the command stamps), and writes a PNG of
+manipulability, damping, joint speeds and accelerations over time, with the singular
 stretch replayed offline by an undamped pseudo-inverse for contrast. Exit code 0 when every
-reachable target was reached and the unreachable one reported as such.
+reachable target was reached, the unreachable one reported as such and the arm never
+faulted.
 """
 
 import argparse
@@ -20,7 +24,7 @@ from typing import List, Optional
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import PointStamped, PoseStamped
 import numpy as np
-from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_ik.control.command_topics import COMMAND_TOPICS
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.servo_step import ServoOptions
@@ -32,21 +36,28 @@ from ros_ik.tools.arm_selection import add_arm_arguments, load_selected_arm, Sel
 from ros_ik.tools.demo_plan import (plan_segments, replay_servo, Segment, singular_replay_target,
                                     undamped_options)
 from ros_ik.tools.node_processes import NodeProcess, RosPeer
+from ros_ik.trajectory.stream_check import divided_differences
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64
+from std_msgs.msg import Float64, UInt32
 
 POSITION_TOLERANCE = 1e-3  # m, the node's default "reached"
 ORIENTATION_TOLERANCE = 1e-2  # rad
 VELOCITY_SCALE = 0.5
 RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 
 @dataclass
 class Recording:
-    """Samples of the run: time (s), commanded joint speeds, node-reported measures."""
+    """
+    Samples of the run: time (s), commanded joint speed and acceleration / limit (largest
+    joint, from the command stamps), node-reported measures.
+    """
 
     time: List[float] = field(default_factory=list)
     speed_fraction: List[float] = field(default_factory=list)
+    acceleration_fraction: List[float] = field(default_factory=list)
     manipulability: List[float] = field(default_factory=list)
     damping: List[float] = field(default_factory=list)
     segment_starts: List[float] = field(default_factory=list)
@@ -63,6 +74,7 @@ class Outcome:
     orientation_error: float
     time_to_reach: Optional[float]
     peak_speed_fraction: float
+    peak_acceleration_fraction: float
     lowest_manipulability: float
     highest_damping: float
 
@@ -80,8 +92,12 @@ class DemoDriver:
         self.latest_manipulability = np.nan
         self.latest_damping = 0.0
         self.latest_command_fraction = 0.0
+        self.latest_acceleration_fraction = 0.0
+        self.commands: List[tuple] = []  # (stamp s, positions) of the last three commands
+        self.faults = 0
         self.status: Optional[DiagnosticStatus] = None
         self.start = time.monotonic()
+        self.epoch = int(time.time())  # stamps relative to it keep nanoseconds in a double
         node = peer.node
         node.create_subscription(JointState, 'joint_states', self._on_joint_state, RELIABLE)
         node.create_subscription(JointState, 'ros_ik/' + COMMAND_TOPICS['joint_state'],
@@ -90,6 +106,7 @@ class DemoDriver:
                                  RELIABLE)
         node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
                                  RELIABLE)
+        node.create_subscription(UInt32, 'sim_arm/faults', self._on_faults, LATCHED)
         target_qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
         self.pose_publisher = node.create_publisher(PoseStamped, 'ros_ik/target_pose',
                                                     target_qos)
@@ -97,17 +114,31 @@ class DemoDriver:
                                                      target_qos)
 
     def _on_command(self, message: JointState) -> None:
-        limits = self.arm.chain.velocity_limits
-        self.latest_command_fraction = float(np.max(np.abs(np.array(message.velocity))
-                                                    / limits))
+        """Keep the largest commanded speed and acceleration (from the stamps) / limit."""
+        stamp = (message.header.stamp.sec - self.epoch) + message.header.stamp.nanosec * 1e-9
+        self.commands = (self.commands + [(stamp, np.array(message.position))])[-3:]
+        limits = self.arm.limits
+        self.latest_command_fraction = max(self.latest_command_fraction, float(
+            np.max(np.abs(np.array(message.velocity)) / limits.velocity)))
+        if len(self.commands) == 3:
+            times = np.array([entry[0] for entry in self.commands])
+            acceleration = divided_differences(
+                times, np.array([entry[1] for entry in self.commands]), 2)[-1]
+            self.latest_acceleration_fraction = max(self.latest_acceleration_fraction, float(
+                np.max(np.abs(acceleration) / limits.acceleration)))
+
+    def _on_faults(self, message: UInt32) -> None:
+        self.faults = message.data
 
     def _on_joint_state(self, message: JointState) -> None:
         self.latest_q = np.array(message.position)
         fraction = self.latest_command_fraction
-        self.latest_command_fraction = 0.0
+        acceleration_fraction = self.latest_acceleration_fraction
+        self.latest_command_fraction = self.latest_acceleration_fraction = 0.0
         recording = self.recording
         recording.time.append(time.monotonic() - self.start)
         recording.speed_fraction.append(fraction)
+        recording.acceleration_fraction.append(acceleration_fraction)
         recording.manipulability.append(self.latest_manipulability)
         recording.damping.append(self.latest_damping)
 
@@ -178,6 +209,8 @@ class DemoDriver:
                        reported_unreachable=reported, position_error=position_error,
                        orientation_error=orientation_error, time_to_reach=time_to_reach,
                        peak_speed_fraction=max(recording.speed_fraction[window], default=0.0),
+                       peak_acceleration_fraction=max(recording.acceleration_fraction[window],
+                                                      default=0.0),
                        lowest_manipulability=float(np.nanmin(
                            recording.manipulability[window] or [np.nan])),
                        highest_damping=max(recording.damping[window], default=0.0))
@@ -185,10 +218,11 @@ class DemoDriver:
 
 def format_table(outcomes: List[Outcome]) -> str:
     """Return the per-target table."""
-    lines = ['peak cmd v: largest commanded joint speed / URDF limit; min w: lowest '
-             'manipulability; max lam: highest damping (m/rad)',
+    lines = ['peak v, peak a: largest commanded joint speed and acceleration (from the '
+             'command stamps) / joint limit; min w: lowest manipulability; max lam: highest '
+             'damping (m/rad)',
              f'{"target":<28}{"expect":>8}{"result":>14}{"pos err m":>11}{"rot err":>9}'
-             f'{"t reach s":>10}{"peak cmd v":>11}{"min w":>10}{"max lam":>9}']
+             f'{"t reach s":>10}{"peak v":>8}{"peak a":>8}{"min w":>10}{"max lam":>9}']
     for outcome in outcomes:
         if outcome.reached:
             result = 'reached'
@@ -198,7 +232,8 @@ def format_table(outcomes: List[Outcome]) -> str:
         lines.append(f'{outcome.segment.label:<28}'
                      f'{"reach" if outcome.segment.reachable else "fail":>8}{result:>14}'
                      f'{outcome.position_error:>11.2e}{outcome.orientation_error:>9.1e}'
-                     f'{reach_time:>10}{outcome.peak_speed_fraction:>11.3f}'
+                     f'{reach_time:>10}{outcome.peak_speed_fraction:>8.3f}'
+                     f'{outcome.peak_acceleration_fraction:>8.3f}'
                      f'{outcome.lowest_manipulability:>10.4f}{outcome.highest_damping:>9.4f}')
     return '\n'.join(lines)
 
@@ -223,12 +258,14 @@ def write_plot(path: str, arm: SelectedArm, recording: Recording, outcomes: List
                           0.01, mask)
     undamped = replay_servo(kinematics, stretch_start, stretch, undamped_options(options),
                             arm.task_rows, 4.0, 0.01, mask)
-    figure, axes = pyplot.subplots(4, 1, figsize=(10, 11), sharex=False)
+    figure, axes = pyplot.subplots(5, 1, figsize=(10, 13), sharex=False)
     t = np.array(recording.time)
     for axis, values, label in ((axes[0], recording.manipulability, 'manipulability w'),
                                 (axes[1], recording.damping, 'damping lambda [m/rad]'),
                                 (axes[2], recording.speed_fraction,
-                                 'commanded joint speed / limit')):
+                                 'commanded joint speed / limit'),
+                                (axes[3], recording.acceleration_fraction,
+                                 'commanded joint accel. / limit')):
         axis.plot(t, values)
         axis.set_ylabel(label)
         for start, outcome in zip(recording.segment_starts, outcomes):
@@ -237,15 +274,17 @@ def write_plot(path: str, arm: SelectedArm, recording: Recording, outcomes: List
                       va='top', rotation=90)
     axes[2].axhline(VELOCITY_SCALE, color='red', linestyle='--', label='velocity_scale')
     axes[2].legend(loc='upper right')
-    axes[2].set_xlabel('time [s] (closed loop over DDS)')
-    axes[3].semilogy(damped.time, np.maximum(damped.peak_speed_fraction, 1e-6),
-                     label='damped least squares (ros_ik)')
-    axes[3].semilogy(undamped.time, np.maximum(undamped.peak_speed_fraction, 1e-6),
-                     label='undamped pseudo-inverse, no speed limit')
-    axes[3].set_ylabel('peak joint speed / limit')
-    axes[3].set_xlabel('time [s] (offline replay from the stretch start toward an exactly '
-                       'singular pose)')
+    axes[3].axhline(1.0, color='red', linestyle='--', label='acceleration limit')
     axes[3].legend(loc='upper right')
+    axes[3].set_xlabel('time [s] (closed loop over DDS)')
+    axes[4].semilogy(damped.time, np.maximum(damped.peak_speed_fraction, 1e-6),
+                     label='damped least squares (ros_ik)')
+    axes[4].semilogy(undamped.time, np.maximum(undamped.peak_speed_fraction, 1e-6),
+                     label='undamped pseudo-inverse, no speed limit')
+    axes[4].set_ylabel('peak joint speed / limit')
+    axes[4].set_xlabel('time [s] (offline replay from the stretch start toward an exactly '
+                       'singular pose)')
+    axes[4].legend(loc='upper right')
     figure.suptitle(f'ros_ik demo: {arm.label}')
     figure.tight_layout()
     figure.savefig(path, dpi=90)
@@ -258,13 +297,15 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int) ->
     segments = plan_segments(kinematics, arm.home, arm.task_rows) * laps
     links = {'robot_description_file': arm.choice.urdf_path, 'base_link': arm.chain.base_link,
              'tip_link': arm.chain.tip_link}
+    if arm.choice.joint_limits_file:
+        links['joint_limits_file'] = arm.choice.joint_limits_file
     home = '[' + ', '.join(repr(float(v)) for v in arm.home) + ']'
     task_axes = arm.choice.task_axes
     sim_input = COMMAND_TOPICS['joint_state']
     os.makedirs(output_folder, exist_ok=True)
     logs = tempfile.mkdtemp(prefix='ros_ik_demo_')
     processes = [
-        NodeProcess('sim_arm', {**links, 'initial_positions': home},
+        NodeProcess('sim_arm', {**links, 'initial_positions': home, 'strict': True},
                     os.path.join(logs, 'sim_arm.log'),
                     ['-r', f'{sim_input}:=ros_ik/{sim_input}']),
         NodeProcess('ik_node', {**links, 'task_axes': f'"{task_axes}"',
@@ -295,11 +336,14 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int) ->
             process.stop()
     print()
     print(format_table(outcomes))
+    print(f'\nsimulated arm faults (commands beyond its velocity or acceleration limits): '
+          f'{driver.faults}')
     plot_path = os.path.abspath(os.path.join(output_folder, f'ros_ik_demo_{arm.label}.png'))
     write_plot(plot_path, arm, driver.recording, outcomes, stretch_start)
     print(f'\nplot: {plot_path}')
-    success = demo_succeeded(outcomes)
-    print('demo ' + ('succeeded' if success else 'FAILED: a target did not behave as expected'))
+    success = demo_succeeded(outcomes) and driver.faults == 0
+    print('demo ' + ('succeeded' if success else 'FAILED: a target did not behave as expected '
+                     'or the arm faulted'))
     return 0 if success else 1
 
 

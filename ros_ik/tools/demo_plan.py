@@ -103,20 +103,26 @@ class Replay:
 def replay_servo(kinematics: ChainKinematics, q_start: np.ndarray, segment: Segment,
                  options: ServoOptions, task_rows: Tuple[int, ...], duration: float,
                  dt: float, mask: Optional[Tuple[bool, ...]] = None) -> Replay:
-    """Servo from ``q_start`` toward the segment's target offline; record joint speeds."""
+    """
+    Servo from ``q_start`` toward the segment's target offline; record joint speeds.
+
+    The servo's joint velocity is integrated directly (``q += qdot dt``, kept in the
+    limits), without the acceleration limiter, to show what the damping alone does.
+    """
     controller = ServoController(kinematics)
     if mask is not None:
         options = ServoOptions(**{**options.__dict__, 'mask': mask})
     q = q_start.copy()
-    limits = kinematics.chain.velocity_limits
+    chain = kinematics.chain
+    limits = chain.velocity_limits
     times, peaks, sigmas = [], [], []
     for index in range(int(duration / dt)):
-        step = controller.step(q, segment.T_base_target, dt, options)
+        step = controller.step(q, segment.T_base_target, options)
         times.append(index * dt)
         peaks.append(float(np.max(np.abs(step.velocity) / limits)))
         sigmas.append(manipulability(task_jacobian(kinematics.jacobian(q),
                                                    task_rows)).sigma_min)
-        q = step.q_next
+        q = np.clip(q + step.velocity * dt, chain.lower, chain.upper)
     return Replay(np.array(times), np.array(peaks), np.array(sigmas))
 
 

@@ -8,8 +8,9 @@ send (``joint_commands``: JointState, ``joint_trajectory``: the last point of a
 JointTrajectory, ``commands``: Float64MultiArray in chain order) and, at ``rate`` Hz, tracks
 the command under its velocity and acceleration limits: the reference is the command
 extrapolated with its velocity to the end of the step, ``q_ref = q_cmd + v_cmd (t + dt -
-t_cmd)``, the velocity moves toward ``(q_ref - q) / dt`` by at most ``a_max dt`` and stays
-within ``v_max``, positions stay within the bounds. It publishes ``joint_states``
+t_cmd)``, the velocity moves toward ``v_cmd + sign(e) min(|e| / dt, sqrt(2 a_max |e|))``
+(``e = q_ref - q``: close the gap no faster than the acceleration limit can stop) by at
+most ``a_max dt`` and stays within ``v_max``, positions stay within the bounds. It publishes ``joint_states``
 (positions and velocities).
 
 With ``strict`` it faults like a real controller: a command whose velocity or
@@ -59,6 +60,7 @@ class SimArm(Node):
     def __init__(self, **kwargs) -> None:
         """Declare parameters, load the chain and limits, start the integration timer."""
         super().__init__('sim_arm', **kwargs)
+        self._epoch_ns = self.get_clock().now().nanoseconds
         self.chain = declare_and_load_chain(self)
         self.limits = declare_and_load_motion_limits(self, self.chain).limits
         self.declare_parameter('initial_positions', [0.0], ParameterDescriptor(
@@ -107,8 +109,12 @@ class SimArm(Node):
                                + (' (strict)' if self.get_parameter('strict').value else ''))
 
     def _now(self) -> float:
-        """Return the node clock in seconds."""
-        return self.get_clock().now().nanoseconds * 1e-9
+        """Return the node clock in seconds since the node started."""
+        return self._seconds(self.get_clock().now().nanoseconds)
+
+    def _seconds(self, nanoseconds: int) -> float:
+        """Return seconds since the node started (a double keeps nanoseconds)."""
+        return (nanoseconds - self._epoch_ns) * 1e-9
 
     def _command_by_name(self, names: Sequence[str], positions: Sequence[float],
                          velocities: Sequence[float], stamp: float, timed: bool = True) -> None:
@@ -176,10 +182,11 @@ class SimArm(Node):
 
     def _on_joint_state(self, message: JointState) -> None:
         """Accept a JointState command (stamped: its header is the time it is for)."""
-        stamp = message.header.stamp.sec + message.header.stamp.nanosec * 1e-9
+        timed = message.header.stamp.sec > 0 or message.header.stamp.nanosec > 0
+        stamp = self._seconds(message.header.stamp.sec * 10 ** 9
+                              + message.header.stamp.nanosec) if timed else self._now()
         self._command_by_name(list(message.name), list(message.position),
-                              list(message.velocity), stamp if stamp > 0.0 else self._now(),
-                              timed=stamp > 0.0)
+                              list(message.velocity), stamp, timed=timed)
 
     def _on_trajectory(self, message: JointTrajectory) -> None:
         """
@@ -215,7 +222,11 @@ class SimArm(Node):
         ahead = min(max(self._now() + dt - self._command_time, 0.0), MAX_EXTRAPOLATION)
         reference = np.clip(self._command + self._command_velocity * ahead,
                             self.chain.lower, self.chain.upper)
-        wanted = np.clip((reference - self.q) / dt, -limits.velocity, limits.velocity)
+        error = reference - self.q
+        # Close the gap no faster than the acceleration limit can stop it (no overshoot).
+        closing = np.sign(error) * np.minimum(np.abs(error) / dt,
+                                              np.sqrt(2.0 * limits.acceleration * np.abs(error)))
+        wanted = np.clip(self._command_velocity + closing, -limits.velocity, limits.velocity)
         change = np.clip(wanted - self.velocity, -limits.acceleration * dt,
                          limits.acceleration * dt)
         q_next = np.clip(self.q + (self.velocity + change) * dt, self.chain.lower,

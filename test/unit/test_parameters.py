@@ -26,7 +26,7 @@ def test_integers_are_accepted_where_a_double_is_expected():
     ({'point_orientation': 'wobble'},
      "parameter point_orientation = 'wobble' is not allowed (allowed: one of free, hold)"),
     ({'mode': 5}, 'parameter mode = 5 has the wrong type: expected a string (one of solve, '
-                  'solve)'),
+                  'servo)'),
     ({'gain': 'fast'}, "parameter gain = 'fast' has the wrong type: expected a double (0.1 "
                        'to 100)'),
     ({'gain': True}, 'parameter gain = True has the wrong type: expected a double'),
