@@ -2,7 +2,8 @@
 Closed-loop demo: the simulated arm and the IK node as real processes over DDS (loopback).
 
 Sends a scripted sequence of targets (reachable poses, a stretch to a singular pose, an
-unreachable target, a position-only goal) to the IK node driving a strict simulated arm
+unreachable target, a position-only goal) to the IK node (servo mode: damped Cartesian
+steps, where the singularity handling shows) driving a strict simulated arm
 (it faults, like a real controller, on a command beyond its velocity or acceleration
 limits), prints progress and a table per target (with the peak commanded velocity and
 acceleration over the limits, from the command stamps), and writes a PNG of
@@ -308,7 +309,7 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int) ->
         NodeProcess('sim_arm', {**links, 'initial_positions': home, 'strict': True},
                     os.path.join(logs, 'sim_arm.log'),
                     ['-r', f'{sim_input}:=ros_ik/{sim_input}']),
-        NodeProcess('ik_node', {**links, 'task_axes': f'"{task_axes}"',
+        NodeProcess('ik_node', {**links, 'task_axes': f'"{task_axes}"', 'mode': 'servo',
                                 'velocity_scale': VELOCITY_SCALE, 'diagnostics_period': 0.05},
                     os.path.join(logs, 'ik_node.log')),
     ]

@@ -17,11 +17,15 @@ from rcl_interfaces.msg import Parameter as ParameterMessage
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from ros_ik.kinematics.bundled_arms import bundled_urdf_path, load_bundled_chain
+from ros_ik.control.motion_limit_sources import LimitDefaults, resolve_motion_limits
+from ros_ik.control.parameters import Settings
+from ros_ik.kinematics.bundled_arms import (bundled_joint_limits_path, bundled_urdf_path,
+                                            load_bundled_chain)
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import pose_error
 from ros_ik.node.messages import pose_message
 from ros_ik.tools.node_processes import NodeProcess, RosPeer
+from ros_ik.trajectory.stream_check import stream_peaks
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory
@@ -30,6 +34,7 @@ UR5_HOME = [0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0]
 UR5_GOAL = [0.4, -1.2, 1.3, -1.7, -1.3, 0.5]
 UPDATE_RATE = 100.0
 VELOCITY_SCALE = 0.5
+STAMP_EPOCH = int(time.time())  # stamps relative to it keep nanoseconds in a double
 
 
 @pytest.fixture
@@ -47,6 +52,7 @@ def start_node(ros_domain_id, tmp_path):
 
     def start(arm: str = 'ur5', **parameters) -> NodeProcess:
         defaults = {'robot_description_file': bundled_urdf_path(arm),
+                    'joint_limits_file': bundled_joint_limits_path(arm),
                     'update_rate': UPDATE_RATE, 'velocity_scale': VELOCITY_SCALE,
                     'diagnostics_period': 0.2}
         if arm == 'planar_2link':
@@ -72,6 +78,7 @@ class EchoArm:
         self.q = np.array(q_start, dtype=float)
         self.commands: List[np.ndarray] = []
         self.velocities: List[np.ndarray] = []
+        self.times: List[float] = []  # s, from the stamps (JointState) or time_from_start
         self.misnamed_commands: List[List[str]] = []
         self.publishing = True
         self.extra_joints = {}
@@ -99,7 +106,7 @@ class EchoArm:
         message.position = [float(v) for v in self.q] + list(self.extra_joints.values())
         self._publisher.publish(message)
 
-    def _apply(self, positions, velocities=None, names=None) -> None:
+    def _apply(self, positions, velocities=None, names=None, time=None) -> None:
         if names is not None and list(names) != self.joint_names:
             self.misnamed_commands.append(list(names))  # asserted by the test, not here
             return
@@ -107,13 +114,19 @@ class EchoArm:
         self.commands.append(self.q.copy())
         if velocities:
             self.velocities.append(np.array(velocities))
+        if time is not None:
+            self.times.append(time)
 
     def _on_joint_state_command(self, message: JointState) -> None:
-        self._apply(message.position, message.velocity, message.name)
+        stamp = message.header.stamp
+        self._apply(message.position, message.velocity, message.name,
+                    (stamp.sec - STAMP_EPOCH) + stamp.nanosec * 1e-9)
 
     def _on_trajectory_command(self, message: JointTrajectory) -> None:
+        step = message.points[0].time_from_start
+        time = (self.times[-1] if self.times else 0.0) + step.sec + step.nanosec * 1e-9
         self._apply(message.points[0].positions, message.points[0].velocities,
-                    message.joint_names)
+                    message.joint_names, time)
 
     def _on_array_command(self, message: Float64MultiArray) -> None:
         self._apply(message.data)
@@ -140,18 +153,29 @@ def publish_until_matched(peer: RosPeer, publisher, message, timeout: float = 10
     publisher.publish(message)
 
 
-def assert_within_velocity_limits(arm: EchoArm, chain, scale: float, q_start) -> None:
-    """Check every command: no joint moved more than ``scale * vmax * dt`` per cycle."""
+def assert_within_velocity_limits(arm: EchoArm, chain, scale: float, q_start,
+                                  arm_name: str = 'ur5') -> None:
+    """
+    Check the command stream against the bundled arm's limits (velocity x ``scale``).
+
+    Velocity, acceleration and jerk from the divided differences over the command times
+    (JointState stamps, JointTrajectory time_from_start); positions inside the bounds.
+    """
     assert arm.misnamed_commands == []
-    limit = scale * chain.velocity_limits / UPDATE_RATE
-    previous = np.array(q_start)
+    limits = resolve_motion_limits(chain, bundled_joint_limits_path(arm_name),
+                                   LimitDefaults.of(Settings()), {}).limits
+    velocity = scale * limits.velocity
     for command in arm.commands:
-        assert np.all(np.abs(command - previous) <= limit * (1 + 1e-6) + 1e-12), (
-            command - previous, limit)
         assert chain.within_limits(command)
-        previous = command
-    for velocity in arm.velocities:
-        assert np.all(np.abs(velocity) <= scale * chain.velocity_limits * (1 + 1e-9))
+    for command_velocity in arm.velocities:
+        assert np.all(np.abs(command_velocity) <= velocity * (1 + 1e-9))
+    if arm.times:
+        period = 1.0 / UPDATE_RATE
+        times = [arm.times[0] - 2 * period, arm.times[0] - period] + arm.times
+        positions = [q_start, q_start] + arm.commands
+        peaks = stream_peaks(np.array(times), np.array(positions), limits.lower, limits.upper)
+        ratios = peaks.ratios(velocity, limits.acceleration, limits.jerk)
+        assert np.all(ratios <= 1.0 + 1e-6), ratios
 
 
 def tip_error(kinematics: ChainKinematics, q, T_base_target, position_only=False) -> float:
@@ -246,8 +270,8 @@ def test_planar_manipulability_and_diagnostics_give_three(peer, start_node):
     assert status.level == DiagnosticStatus.OK and status.message == 'no target yet'
 
 
-def test_no_commands_before_joint_states_and_hold_when_stale(peer, start_node):
-    """Check silence until the first joint state, and ERROR plus no commands when stale."""
+def test_no_commands_before_joint_states_then_brake_and_hold_when_stale(peer, start_node):
+    """Check silence until the first joint state; stale ones: ERROR, brake, then hold."""
     chain = load_bundled_chain('ur5')
     kinematics = ChainKinematics(chain)
     process = start_node(joint_state_timeout=0.3)
@@ -256,19 +280,20 @@ def test_no_commands_before_joint_states_and_hold_when_stale(peer, start_node):
     arm.publishing = False
     publish_until_matched(peer, target_publisher(peer),
                           pose_target(kinematics.tip_pose(np.array(UR5_GOAL))))
-    peer.spin_for(1.5)
+    assert peer.spin_until(lambda: ik_status(diagnostics) is not None and 'waiting for '
+                           'joint_states' in ik_status(diagnostics).message, 10.0)
     assert arm.commands == []
-    assert 'waiting for joint_states' in ik_status(diagnostics).message
     arm.publishing = True
     assert peer.spin_until(lambda: len(arm.commands) > 20, 10.0)
+    assert np.abs(arm.velocities[-1]).max() > 0.0  # moving when the joint states stop
     arm.publishing = False
-    peer.spin_for(0.6)
-    count = len(arm.commands)
-    peer.spin_for(1.0)
-    assert len(arm.commands) == count
-    status = ik_status(diagnostics)
-    assert status.level == DiagnosticStatus.ERROR
-    assert 'joint states are stale' in status.message
+    assert peer.spin_until(lambda: 'joint states are stale' in ik_status(diagnostics).message,
+                           5.0)
+    assert peer.spin_until(lambda: np.all(arm.velocities[-1] == 0.0), 5.0)
+    held = len(arm.commands)
+    assert peer.spin_until(lambda: len(arm.commands) > held + 20, 5.0)
+    assert all(np.array_equal(q, arm.commands[held - 1]) for q in arm.commands[held:])
+    assert ik_status(diagnostics).level == DiagnosticStatus.ERROR
     assert 'joint states are stale' in process.output()
 
 
@@ -363,7 +388,7 @@ def test_bad_inputs_are_survived_with_clear_warnings(peer, start_node):
     ({'tip_link': 'gripper'}, 'cannot start: tip link "gripper" is not in the URDF of robot '
                               '"ur5_class"'),
     ({'mode': 'teleport'}, "cannot start: parameter mode = 'teleport' is not allowed (allowed: "
-                           'one of servo, solve)'),
+                           'one of solve, servo)'),
     ({'update_rate': 0.0}, 'cannot start: parameter update_rate = 0.0 is out of range '
                            '(allowed: 1 to 1000)'),
     ({'update_rate': 5000}, 'cannot start: parameter update_rate = 5000.0 is out of range '
@@ -444,7 +469,7 @@ def test_parameters_rejected_out_of_range_and_applied_in_range(peer, start_node)
     publish_until_matched(peer, target_publisher(peer), pose_target(T_base_target))
     assert peer.spin_until(lambda: len(arm.commands) > 50, 10.0)
     assert_within_velocity_limits(arm, chain, 0.1, UR5_HOME)
-    speeds = np.abs(np.diff(np.array(arm.commands), axis=0)) * UPDATE_RATE
+    speeds = np.abs(np.array(arm.velocities))
     assert speeds.max() > 0.09 * chain.velocity_limits.min()  # the new cap is the one in use
 
 

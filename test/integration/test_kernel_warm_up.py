@@ -6,7 +6,8 @@ import sys
 import tempfile
 
 # Run with an empty numba cache: the warm-up must compile (events > 0), and the node's calls
-# afterwards (IK full pose and position-only, servo, FK, frames, log map) must not.
+# afterwards (IK full pose and position-only, servo, trajectory generator, FK, frames, log
+# map) must not.
 CHECK = """
 from numba.core import event
 import numpy as np
@@ -19,6 +20,8 @@ from ros_ik.kinematics.servo_step import ServoController, ServoOptions
 from ros_ik.kinematics.task_space import POSITION_ONLY
 from ros_ik.kinematics.transforms import pose_error
 from ros_ik.kinematics.urdf_loader import load_urdf_file
+from ros_ik.trajectory.motion_limits import MotionLimits
+from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator
 with event.install_recorder('numba:compile') as warm_up:
     warm_up_kernels()
 arm = BUNDLED_ARMS['panda']
@@ -29,7 +32,12 @@ with event.install_recorder('numba:compile') as later:
     T_base_target = solver.kinematics.tip_pose(q + 0.2)
     solver.solve(T_base_target, q)
     solver.solve(T_base_target, q, IkOptions(mask=POSITION_ONLY))
-    ServoController(solver.kinematics).step(q, T_base_target, 0.01, ServoOptions())
+    ServoController(solver.kinematics).step(q, T_base_target, ServoOptions())
+    n = chain.n_joints
+    generator = OnlineGenerator(MotionLimits(chain.lower, chain.upper, chain.velocity_limits,
+                                             np.full(n, 5.0), np.full(n, 50.0)))
+    moving = generator.step(MotionState.at_rest(q), q + 0.5, 0.01, 0.5).state
+    generator.brake_step(moving, 0.013)
     solver.kinematics.link_poses(q)
     pose_error(T_base_target, solver.kinematics.tip_pose(np.stack([q, q])))
     damped_step(solver.kinematics.jacobian(q), np.ones(6), COMMAND_DAMPING)
