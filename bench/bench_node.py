@@ -1,9 +1,19 @@
 """
-Node benchmark: target-to-command latency and sustained command rate of ik_node.
+Node benchmark: motion limits and reach over random-target sessions; latency and rate.
 
-Starts ``ik_node`` (servo mode, Panda-class 7-DOF arm, JointState commands) in its own
-process for each ``update_rate``, feeds constant joint states at 200 Hz and alternates
-two targets on either side of the arm. For each rate it prints:
+Sessions (``--session-seconds``, default 60 s per bundled arm and mode): ``sim_arm`` in
+strict mode (it faults on a command beyond its velocity or acceleration limits) and
+``ik_node`` as real processes; random reachable targets (FK of random joints within the
+limits, 5 % inside each bound; servo: within ``--radius`` rad of the current joints), each
+followed until reached (1 mm, 0.01 rad) or 10 s. Per session: the peak commanded velocity,
+acceleration and jerk over the joint's limit (divided differences over the command
+stamps; velocity over ``velocity_scale`` x limit), the strict arm's faults and the reach
+rate. A second table reports servo reach rates on the Panda by target distance (0.5, 1,
+2 rad).
+
+Latency (``--rates``): ``ik_node`` (servo mode, Panda-class 7-DOF arm, JointState commands)
+for each ``update_rate``, constant joint states at 200 Hz, two targets alternating on
+either side of the arm. For each rate it prints:
 
 * achieved command rate (Hz), from the commands' header stamps (the node's clock);
 * period jitter ``|period - 1/rate|`` p50 / p99 (ms), from those stamps;
@@ -11,7 +21,8 @@ two targets on either side of the arm. For each rate it prints:
 * latency p50 / p99 (ms): from publishing a target to receiving the first command that
   moves toward it (includes waiting for the next timer tick, up to one period).
 
-Run: ``.venv/bin/python bench/bench_node.py [--rates 100 500 1000] [--seconds 5]``.
+Run: ``.venv/bin/python bench/bench_node.py [--session-seconds 60] [--rates 100 500 1000]
+[--seconds 5]`` (``--session-seconds 0`` or ``--rates`` with no value skip a part).
 """
 
 import argparse
@@ -29,16 +40,159 @@ os.environ['ROS_DOMAIN_ID'] = str(random.SystemRandom().randint(150, 200))
 
 from geometry_msgs.msg import PoseStamped  # noqa: E402
 import numpy as np  # noqa: E402
-from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
-from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, bundled_urdf_path  # noqa: E402
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
+from ros_ik.control.motion_limit_sources import (LimitDefaults,  # noqa: E402
+                                                resolve_motion_limits)
+from ros_ik.control.parameters import Settings  # noqa: E402
+from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS,  # noqa: E402
+                                            bundled_joint_limits_path, bundled_urdf_path)
 from ros_ik.kinematics.chain_kinematics import ChainKinematics  # noqa: E402
 from ros_ik.kinematics.urdf_loader import load_urdf_file  # noqa: E402
 from ros_ik.node.messages import pose_message  # noqa: E402
+from ros_ik.kinematics.transforms import pose_error  # noqa: E402
 from ros_ik.tools.node_processes import NodeProcess, RosPeer  # noqa: E402
+from ros_ik.trajectory.stream_check import stream_peaks  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import UInt32  # noqa: E402
 
 ARM = 'panda'
 OFFSET = 0.3  # rad on joint 1: the two targets lie on either side of the home pose
+VELOCITY_SCALE = 0.5  # the node's default
+TARGET_TIMEOUT = 10.0  # s per target
+INSIDE = 0.05  # random goals stay this fraction of each joint range inside its bounds
+
+
+class Session:
+    """One arm and mode: strict sim_arm + ik_node, random targets, the command stream."""
+
+    def __init__(self, arm_name: str, mode: str, folder: str) -> None:
+        """Start the two processes and the bench's peer node."""
+        arm = BUNDLED_ARMS[arm_name]
+        self.chain = load_urdf_file(bundled_urdf_path(arm_name), arm.base_link, arm.tip_link)
+        self.kinematics = ChainKinematics(self.chain)
+        self.limits = resolve_motion_limits(self.chain, bundled_joint_limits_path(arm_name),
+                                            LimitDefaults.of(Settings()), {}).limits
+        self.base_link = arm.base_link
+        model = {'robot_description_file': bundled_urdf_path(arm_name),
+                 'joint_limits_file': bundled_joint_limits_path(arm_name),
+                 'base_link': arm.base_link, 'tip_link': arm.tip_link}
+        if arm_name == 'planar_2link':
+            model['task_axes'] = '"x y"'
+        home = '[' + ', '.join(repr(v) for v in arm.home) + ']'
+        self.processes = [
+            NodeProcess('sim_arm', {**model, 'initial_positions': home, 'strict': True},
+                        os.path.join(folder, f'sim_{arm_name}_{mode}.log'),
+                        ['-r', 'joint_commands:=/ros_ik/joint_commands']),
+            NodeProcess('ik_node', {**model, 'mode': mode, 'velocity_scale': VELOCITY_SCALE},
+                        os.path.join(folder, f'ik_{arm_name}_{mode}.log'))]
+        self.rows = [0, 1] if arm_name == 'planar_2link' else list(range(6))
+        self.peer = RosPeer('bench_session')
+        self.epoch = int(time.time())
+        self.stamps: List[float] = []
+        self.commands: List[np.ndarray] = []
+        self.q = None
+        self.faults = 0
+        node = self.peer.node
+        reliable = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+        node.create_subscription(JointState, '/ros_ik/joint_commands', self._on_command,
+                                 reliable)
+        node.create_subscription(JointState, 'joint_states', self._on_state, reliable)
+        latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        node.create_subscription(UInt32, '/sim_arm/faults', self._on_faults, latched)
+        self.targets = node.create_publisher(PoseStamped, '/ros_ik/target_pose', QoSProfile(
+            depth=1, reliability=ReliabilityPolicy.RELIABLE))
+
+    def _on_command(self, message: JointState) -> None:
+        stamp = message.header.stamp
+        self.stamps.append((stamp.sec - self.epoch) + stamp.nanosec * 1e-9)
+        self.commands.append(np.array(message.position))
+
+    def _on_state(self, message: JointState) -> None:
+        self.q = np.array(message.position)
+
+    def _on_faults(self, message: UInt32) -> None:
+        self.faults = message.data
+
+    def error(self, T_base_target: np.ndarray) -> float:
+        """Return the larger of the position (m) and rotation (rad) error on the task rows."""
+        e_p, e_o = pose_error(T_base_target, self.kinematics.tip_pose(self.q))
+        error = np.concatenate([e_p, e_o])[self.rows]
+        return float(max(np.linalg.norm(error[:3]), np.linalg.norm(error[3:]) if len(error) > 3
+                         else 0.0))
+
+    def reach(self, q_goal: np.ndarray) -> bool:
+        """Send the pose of ``q_goal``; return whether the arm reached it in time."""
+        T_base_target = self.kinematics.tip_pose(q_goal)
+        message = PoseStamped(pose=pose_message(T_base_target))
+        message.header.frame_id = self.base_link
+        self.targets.publish(message)
+        return self.peer.spin_until(lambda: self.error(T_base_target) < 1e-3, TARGET_TIMEOUT)
+
+    def run(self, seconds: float, radius: float, rng: np.random.Generator) -> tuple:
+        """Send random targets for ``seconds``; return (sent, reached)."""
+        if not self.peer.spin_until(lambda: self.q is not None
+                                    and self.targets.get_subscription_count() > 0, 30.0):
+            raise RuntimeError('sim_arm or ik_node did not start')
+        lower, upper = self.chain.lower, self.chain.upper
+        span = np.minimum(upper - lower, 2 * np.pi)
+        low = np.maximum(lower, -np.pi) + INSIDE * span
+        high = np.minimum(upper, np.pi) - INSIDE * span
+        end, sent, reached = time.monotonic() + seconds, 0, 0
+        while time.monotonic() < end:
+            goal = rng.uniform(low, high)
+            if radius:
+                goal = np.clip(self.q + rng.uniform(-radius, radius, len(self.q)), low, high)
+            sent += 1
+            reached += self.reach(goal)
+        return sent, reached
+
+    def peaks(self) -> np.ndarray:
+        """Return the peak v, a, j over their limits (v over velocity_scale x limit)."""
+        limits = self.limits
+        peaks = stream_peaks(np.array(self.stamps), np.array(self.commands), limits.lower,
+                             limits.upper)
+        return peaks.ratios(VELOCITY_SCALE * limits.velocity, limits.acceleration,
+                            limits.jerk)
+
+    def close(self) -> None:
+        """Stop everything."""
+        self.peer.close()
+        for process in self.processes:
+            process.stop()
+
+
+def run_session(arm_name: str, mode: str, seconds: float, radius: float,
+                folder: str) -> tuple:
+    """Return (sent, reached, peak ratios (3,), faults) of one session."""
+    session = Session(arm_name, mode, folder)
+    try:
+        sent, reached = session.run(seconds, radius, np.random.default_rng(7))
+        session.peer.spin_for(0.5)
+        return sent, reached, session.peaks(), session.faults
+    finally:
+        session.close()
+
+
+def print_sessions(seconds: float, folder: str) -> None:
+    """Print the limit and reach table of every bundled arm and mode, then servo by radius."""
+    print(f'random-target sessions, {seconds:.0f} s each, strict sim_arm; peak v/a/j: '
+          'largest commanded value / limit over the session (from command stamps)')
+    print(f'{"arm":<14}{"mode":<7}{"targets":>8}{"reached":>9}{"peak v":>8}{"peak a":>8}'
+          f'{"peak j":>8}{"faults":>7}')
+    for arm_name in BUNDLED_ARMS:
+        for mode in ('solve', 'servo'):
+            sent, reached, ratios, faults = run_session(arm_name, mode, seconds, 0.0, folder)
+            print(f'{arm_name:<14}{mode:<7}{sent:>8}{100.0 * reached / max(sent, 1):>8.1f}%'
+                  f'{ratios[0]:>8.3f}{ratios[1]:>8.3f}{ratios[2]:>8.3f}{faults:>7}',
+                  flush=True)
+    print(f'\nservo on the panda, targets within a radius of the current joints '
+          f'({seconds:.0f} s each)')
+    print(f'{"radius rad":>10}{"targets":>8}{"reached":>9}{"peak a":>8}{"faults":>7}')
+    for radius in (0.5, 1.0, 2.0):
+        sent, reached, ratios, faults = run_session('panda', 'servo', seconds, radius, folder)
+        print(f'{radius:>10.1f}{sent:>8}{100.0 * reached / max(sent, 1):>8.1f}%'
+              f'{ratios[1]:>8.3f}{faults:>7}', flush=True)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -63,8 +217,9 @@ def measure(rate: float, seconds: float, log_path: str) -> List[str]:
         message.pose = pose_message(kinematics.tip_pose(goal))
         targets.append((sign, message))
     process = NodeProcess('ik_node', {'robot_description_file': bundled_urdf_path(ARM),
+                                      'joint_limits_file': bundled_joint_limits_path(ARM),
                                       'base_link': arm.base_link, 'tip_link': arm.tip_link,
-                                      'update_rate': float(rate)}, log_path)
+                                      'mode': 'servo', 'update_rate': float(rate)}, log_path)
     peer = RosPeer('bench_node')
     stamps: List[float] = []
     arrivals: List[tuple] = []
@@ -120,10 +275,17 @@ def main() -> None:
     """Print the table."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('--rates', type=float, nargs='+', default=[100.0, 500.0, 1000.0])
+    parser.add_argument('--session-seconds', type=float, default=60.0,
+                        help='length of each random-target session [s]; 0 skips them')
+    parser.add_argument('--rates', type=float, nargs='*', default=[100.0, 500.0, 1000.0])
     parser.add_argument('--seconds', type=float, default=5.0, help='window per rate [s]')
     args = parser.parse_args()
-    print(f'ik_node, {ARM} arm (7 DOF), servo mode, JointState commands')
+    with tempfile.TemporaryDirectory() as folder:
+        if args.session_seconds > 0:
+            print_sessions(args.session_seconds, folder)
+    if not args.rates:
+        return
+    print(f'\nik_node, {ARM} arm (7 DOF), servo mode, JointState commands')
     print(f'{"rate Hz":>8}{"achieved":>10}{"jit p50":>10}{"jit p99":>10}{"CPU %":>8}'
           f'{"lat p50":>10}{"lat p99":>10}{"n lat":>6}   (jitter, latency in ms)')
     with tempfile.TemporaryDirectory() as folder:

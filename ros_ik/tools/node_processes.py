@@ -13,10 +13,12 @@ import sys
 import time
 from typing import Callable, List, Optional
 
+from rcl_interfaces.srv import SetParameters
 import rclpy
 from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
+from rclpy.parameter import Parameter as RosParameter
 
 
 def executable(name: str) -> str:
@@ -94,6 +96,25 @@ class RosPeer:
                 return True
             self.executor.spin_once(timeout_sec=0.01)
         return condition()
+
+    def set_parameter(self, node_name: str, name: str, value, timeout: float = 10.0):
+        """
+        Set parameter ``name`` of node ``node_name`` (typed as ``value`` is).
+
+        Return the SetParametersResult, or None when the service did not answer in time.
+        """
+        client = self.node.create_client(SetParameters, f'{node_name}/set_parameters')
+        try:
+            if not client.wait_for_service(timeout_sec=timeout):
+                return None
+            request = SetParameters.Request(
+                parameters=[RosParameter(name, value=value).to_parameter_msg()])
+            future = client.call_async(request)
+            if not self.spin_until(future.done, timeout):
+                return None
+            return future.result().results[0]
+        finally:
+            self.node.destroy_client(client)
 
     def close(self) -> None:
         """Destroy the node and shut the context down."""

@@ -10,8 +10,10 @@ the command under its velocity and acceleration limits: the reference is the com
 extrapolated with its velocity to the end of the step, ``q_ref = q_cmd + v_cmd (t + dt -
 t_cmd)``, the velocity moves toward ``v_cmd + sign(e) min(|e| / dt, sqrt(2 a_max |e|))``
 (``e = q_ref - q``: close the gap no faster than the acceleration limit can stop) by at
-most ``a_max dt`` and stays within ``v_max``, positions stay within the bounds. It publishes ``joint_states``
-(positions and velocities).
+most ``a_max dt`` and stays within ``v_max``; positions stay within the bounds (a joint
+started past one only moves back in). It publishes ``joint_states`` (positions and
+velocities) at ``state_rate``, describing the arm ``state_delay`` s ago, while
+``publish_states`` is true: the latency, rate and outages of a real driver.
 
 With ``strict`` it faults like a real controller: a command whose velocity or
 acceleration from the previous commands, over their times (JointState: the header stamp;
@@ -25,8 +27,9 @@ motion to match the robot's state). Topic names are relative: remap them to the 
 topics the IK node publishes.
 """
 
+from collections import deque
 import sys
-from typing import List, Optional, Sequence
+from typing import Deque, List, Optional, Sequence, Tuple
 
 import numpy as np
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
@@ -65,10 +68,20 @@ class SimArm(Node):
         self.limits = declare_and_load_motion_limits(self, self.chain).limits
         self.declare_parameter('initial_positions', [0.0], ParameterDescriptor(
             description='initial joint positions in chain order (one value: all joints); '
-                        'clipped into the limits', read_only=True))
+                        'may lie past a limit (the arm then only moves back inward)',
+            read_only=True))
         self.declare_parameter('rate', 100.0, ParameterDescriptor(
             description='integration and joint_states rate [Hz]', read_only=True,
             floating_point_range=[FloatingPointRange(from_value=1.0, to_value=2000.0)]))
+        self.declare_parameter('state_rate', 100.0, ParameterDescriptor(
+            description='joint_states publish rate [Hz] (at most rate; a slow driver)',
+            read_only=True,
+            floating_point_range=[FloatingPointRange(from_value=0.1, to_value=2000.0)]))
+        self.declare_parameter('state_delay', 0.0, ParameterDescriptor(
+            description='joint_states report the arm this long ago [s] (driver latency)',
+            floating_point_range=[FloatingPointRange(from_value=0.0, to_value=5.0)]))
+        self.declare_parameter('publish_states', True, ParameterDescriptor(
+            description='publish joint_states (false: a driver that stopped reporting)'))
         self.declare_parameter('strict', False, ParameterDescriptor(
             description='fault (ERROR, stop, count on ~/faults) on a command beyond the '
                         'velocity or acceleration limits'))
@@ -85,7 +98,7 @@ class SimArm(Node):
         if initial.size != self.chain.n_joints:
             raise ValueError(f'initial_positions has {initial.size} values, the chain has '
                              f'{self.chain.n_joints} joints')
-        self.q = np.clip(initial, self.chain.lower, self.chain.upper)
+        self.q = initial  # an encoder may read past a limit: kept, moved only inward
         self.velocity = np.zeros(self.chain.n_joints)
         self._command = self.q.copy()
         self._command_velocity = np.zeros(self.chain.n_joints)
@@ -96,6 +109,10 @@ class SimArm(Node):
         self._faulted = False
         self._index = {name: index for index, name in enumerate(self.chain.joint_names)}
         self._dt = 1.0 / self.get_parameter('rate').value
+        self._state_every = max(1, int(round(self.get_parameter('rate').value
+                                             / self.get_parameter('state_rate').value)))
+        self._steps = 0
+        self._past: Deque[Tuple[float, np.ndarray, np.ndarray]] = deque()
         self._publisher = self.create_publisher(JointState, 'joint_states', STATE_QOS)
         self._fault_publisher = self.create_publisher(UInt32, '~/faults', FAULT_QOS)
         self._fault_publisher.publish(UInt32(data=0))
@@ -220,8 +237,9 @@ class SimArm(Node):
         """Track the extrapolated command within velocity, acceleration, position limits."""
         dt, limits = self._dt, self.limits
         ahead = min(max(self._now() + dt - self._command_time, 0.0), MAX_EXTRAPOLATION)
-        reference = np.clip(self._command + self._command_velocity * ahead,
-                            self.chain.lower, self.chain.upper)
+        lower = np.minimum(self.chain.lower, self.q)  # a joint past a bound stays put
+        upper = np.maximum(self.chain.upper, self.q)  # until commanded back in
+        reference = np.clip(self._command + self._command_velocity * ahead, lower, upper)
         error = reference - self.q
         # Close the gap no faster than the acceleration limit can stop it (no overshoot).
         closing = np.sign(error) * np.minimum(np.abs(error) / dt,
@@ -229,15 +247,27 @@ class SimArm(Node):
         wanted = np.clip(self._command_velocity + closing, -limits.velocity, limits.velocity)
         change = np.clip(wanted - self.velocity, -limits.acceleration * dt,
                          limits.acceleration * dt)
-        q_next = np.clip(self.q + (self.velocity + change) * dt, self.chain.lower,
-                         self.chain.upper)
+        q_next = np.clip(self.q + (self.velocity + change) * dt, lower, upper)
         self.velocity = (q_next - self.q) / dt
         self.q = q_next
+        self._publish_state()
+
+    def _publish_state(self) -> None:
+        """Publish joint_states every ``state_every`` steps, as of ``state_delay`` s ago."""
+        now = self._now()
+        self._past.append((now, self.q.copy(), self.velocity.copy()))
+        delay = self.get_parameter('state_delay').value
+        while len(self._past) > 1 and self._past[1][0] <= now - delay:
+            self._past.popleft()
+        self._steps += 1
+        if self._steps % self._state_every or not self.get_parameter('publish_states').value:
+            return
+        _, q, velocity = self._past[0]
         message = JointState()
         message.header.stamp = self.get_clock().now().to_msg()
         message.name = list(self.chain.joint_names)
-        message.position = [float(v) for v in self.q]
-        message.velocity = [float(v) for v in self.velocity]
+        message.position = [float(v) for v in q]
+        message.velocity = [float(v) for v in velocity]
         self._publisher.publish(message)
 
 

@@ -13,9 +13,6 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import PointStamped, PoseStamped
 import numpy as np
 import pytest
-from rcl_interfaces.msg import Parameter as ParameterMessage
-from rcl_interfaces.msg import ParameterType, ParameterValue
-from rcl_interfaces.srv import SetParameters
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_ik.control.motion_limit_sources import LimitDefaults, resolve_motion_limits
 from ros_ik.control.parameters import Settings
@@ -436,19 +433,10 @@ def test_integer_rate_and_a_target_before_the_model_are_taken_in_stride(peer, st
 
 
 def set_parameter(peer: RosPeer, name: str, value):
-    """Call ~/set_parameters of the node (typed as ``value`` is); return the result."""
-    client = peer.node.create_client(SetParameters, '/ros_ik/set_parameters')
-    assert client.wait_for_service(timeout_sec=10.0)
-    if isinstance(value, str):
-        ros_value = ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=value)
-    elif isinstance(value, int):
-        ros_value = ParameterValue(type=ParameterType.PARAMETER_INTEGER, integer_value=value)
-    else:
-        ros_value = ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=value)
-    request = SetParameters.Request(parameters=[ParameterMessage(name=name, value=ros_value)])
-    future = client.call_async(request)
-    assert peer.spin_until(future.done, 10.0)
-    return future.result().results[0]
+    """Set a parameter of /ros_ik; return the result."""
+    result = peer.set_parameter('/ros_ik', name, value)
+    assert result is not None
+    return result
 
 
 def test_parameters_rejected_out_of_range_and_applied_in_range(peer, start_node):

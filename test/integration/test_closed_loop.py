@@ -1,0 +1,266 @@
+"""
+Closed loop with the strict simulated arm: ik_node and sim_arm as real processes over DDS.
+
+sim_arm (strict) faults like a real controller on a command beyond its velocity or
+acceleration limits; every test checks it never did, and checks the command stream itself
+(velocity, acceleration and jerk from the command stamps) against the limits. The faults
+come from a real driver's life: late and slow joint states, an outage, bad targets, an
+encoder past its limit, a continuous joint across +-pi.
+"""
+
+import math
+from typing import List
+
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import PointStamped, PoseStamped
+import numpy as np
+import pytest
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from ros_ik.control.motion_limit_sources import LimitDefaults, resolve_motion_limits
+from ros_ik.control.parameters import Settings
+from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_path,
+                                            bundled_urdf_path, load_bundled_chain)
+from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.kinematics.transforms import pose_error
+from ros_ik.kinematics.urdf_loader import load_urdf_file
+from ros_ik.node.messages import pose_message
+from ros_ik.tools.node_processes import NodeProcess, RosPeer
+from ros_ik.trajectory.stream_check import stream_peaks
+from sensor_msgs.msg import JointState
+from std_msgs.msg import UInt32
+
+RELIABLE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
+VELOCITY_SCALE = 0.5
+WHEEL_URDF = (
+    '<robot name="wheel"><link name="base"/><link name="disc"/><link name="arm"/>'
+    '<link name="tip"/>'
+    '<joint name="wheel" type="continuous"><parent link="base"/><child link="disc"/>'
+    '<axis xyz="0 0 1"/><limit velocity="2.0" effort="1"/></joint>'
+    '<joint name="reach" type="prismatic"><parent link="disc"/><child link="arm"/>'
+    '<origin xyz="0.5 0 0"/><axis xyz="1 0 0"/>'
+    '<limit lower="0" upper="0.5" velocity="0.5" effort="1"/></joint>'
+    '<joint name="tool" type="fixed"><parent link="arm"/><child link="tip"/></joint></robot>')
+
+
+class Loop:
+    """The strict sim_arm and ik_node for one arm, and what the test side sees of them."""
+
+    def __init__(self, peer: RosPeer, folder, urdf_path: str, base_link: str, tip_link: str,
+                 initial: np.ndarray, limits_file: str = '', task_axes: str = '',
+                 sim: dict = None, ik: dict = None) -> None:
+        """Start both processes; subscribe to commands, joint_states, faults, diagnostics."""
+        self.peer = peer
+        self.chain = load_urdf_file(urdf_path, base_link, tip_link)
+        self.kinematics = ChainKinematics(self.chain)
+        self.limits = resolve_motion_limits(self.chain, limits_file,
+                                            LimitDefaults.of(Settings()), {}).limits
+        model = {'robot_description_file': urdf_path, 'base_link': base_link,
+                 'tip_link': tip_link}
+        if limits_file:
+            model['joint_limits_file'] = limits_file
+        ik_parameters = {**model, 'velocity_scale': VELOCITY_SCALE, 'diagnostics_period': 0.1,
+                         **(ik or {})}
+        if task_axes:
+            ik_parameters['task_axes'] = f'"{task_axes}"'
+        start = '[' + ', '.join(repr(float(v)) for v in initial) + ']'
+        self.processes = [
+            NodeProcess('sim_arm', {**model, 'initial_positions': start, 'strict': True,
+                                    **(sim or {})}, str(folder / 'sim.log'),
+                        ['-r', 'joint_commands:=/ros_ik/joint_commands']),
+            NodeProcess('ik_node', ik_parameters, str(folder / 'ik.log'))]
+        self.epoch = int(peer.node.get_clock().now().nanoseconds * 1e-9)
+        self.stamps: List[float] = []
+        self.commands: List[np.ndarray] = []
+        self.velocities: List[np.ndarray] = []
+        self.q = None
+        self.faults: List[int] = []
+        self.status = None
+        node = peer.node
+        node.create_subscription(JointState, '/ros_ik/joint_commands', self._on_command,
+                                 RELIABLE)
+        node.create_subscription(JointState, 'joint_states', self._on_state, RELIABLE)
+        node.create_subscription(UInt32, '/sim_arm/faults',
+                                 lambda message: self.faults.append(message.data), LATCHED)
+        node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
+                                 RELIABLE)
+        self.poses = node.create_publisher(PoseStamped, '/ros_ik/target_pose', LATCHED)
+        self.points = node.create_publisher(PointStamped, '/ros_ik/target_point', LATCHED)
+        assert peer.spin_until(lambda: self.q is not None and self.faults
+                               and self.poses.get_subscription_count() > 0, 30.0)
+
+    def _on_command(self, message: JointState) -> None:
+        stamp = message.header.stamp
+        self.stamps.append((stamp.sec - self.epoch) + stamp.nanosec * 1e-9)
+        self.commands.append(np.array(message.position))
+        self.velocities.append(np.array(message.velocity))
+
+    def _on_state(self, message: JointState) -> None:
+        self.q = np.array(message.position)
+
+    def _on_diagnostics(self, message: DiagnosticArray) -> None:
+        for status in message.status:
+            if status.name == 'ros_ik: ik':
+                self.status = status
+
+    def send_pose(self, T_base_target: np.ndarray) -> None:
+        """Publish a full-pose target in the base frame."""
+        message = PoseStamped(pose=pose_message(T_base_target))
+        message.header.frame_id = self.chain.base_link
+        self.poses.publish(message)
+
+    def error(self, T_base_target: np.ndarray, rows=range(6)) -> float:
+        """Return the larger of the position and rotation error on ``rows``."""
+        e_p, e_o = pose_error(T_base_target, self.kinematics.tip_pose(self.q))
+        error = np.concatenate([e_p, e_o])[list(rows)]
+        return float(max(np.linalg.norm(error[:3]), np.linalg.norm(error[3:])
+                         if len(error) > 3 else 0.0))
+
+    def check_stream(self, start: np.ndarray, beyond: np.ndarray = None) -> None:
+        """Check no fault and the whole command stream (from rest at ``start``) in limits."""
+        limits = self.limits
+        period = 0.01
+        times = [self.stamps[0] - 2 * period, self.stamps[0] - period] + self.stamps
+        positions = [start, start] + self.commands
+        upper = limits.upper if beyond is None else limits.upper + beyond
+        peaks = stream_peaks(np.array(times), np.array(positions), limits.lower, upper)
+        ratios = peaks.ratios(VELOCITY_SCALE * limits.velocity, limits.acceleration,
+                              limits.jerk)
+        assert np.all(ratios <= 1.0 + 1e-6), ratios
+        assert np.all(peaks.beyond_bounds <= 1e-12)
+        assert self.faults[-1] == 0, self.processes[0].output()
+
+    def close(self) -> None:
+        """Stop both processes."""
+        for process in self.processes:
+            process.stop()
+
+
+@pytest.fixture
+def peer(ros_domain_id):
+    """Yield a test-side node in the test's own domain."""
+    test_peer = RosPeer()
+    yield test_peer
+    test_peer.close()
+
+
+def bundled_loop(peer, folder, arm_name: str, initial=None, **options) -> Loop:
+    """Return a Loop of a bundled arm with its published limits."""
+    arm = BUNDLED_ARMS[arm_name]
+    start = np.array(arm.home) if initial is None else initial
+    return Loop(peer, folder, bundled_urdf_path(arm_name), arm.base_link, arm.tip_link, start,
+                bundled_joint_limits_path(arm_name), **options)
+
+
+PANDA_GOAL_OFFSET = np.array([0.5, 0.3, -0.4, 0.4, 0.5, -0.3, 0.6])
+
+
+@pytest.mark.parametrize('driver', [{'state_delay': 0.1}, {'state_rate': 10.0}],
+                         ids=['100ms_late', '10Hz'])
+@pytest.mark.parametrize('mode', ['solve', 'servo'])
+def test_late_or_slow_joint_states_still_reach_smoothly(peer, tmp_path, driver, mode):
+    """Check a Panda driver 100 ms late or at 10 Hz: reached, no lag braking, no fault."""
+    loop = bundled_loop(peer, tmp_path, 'panda', sim=driver, ik={'mode': mode})
+    try:
+        home = np.array(BUNDLED_ARMS['panda'].home)
+        T_base_target = loop.kinematics.tip_pose(home + PANDA_GOAL_OFFSET)
+        loop.send_pose(T_base_target)
+        assert peer.spin_until(lambda: loop.error(T_base_target) < 1e-3, 30.0), loop.error(
+            T_base_target)
+        loop.check_stream(home)
+        assert 'lags the commands' not in loop.processes[1].output()
+    finally:
+        loop.close()
+
+
+def test_joint_states_stopping_then_resuming(peer, tmp_path):
+    """Check an outage mid-motion: brake to rest and hold (ERROR), then resume, no fault."""
+    loop = bundled_loop(peer, tmp_path, 'ur5', ik={'joint_state_timeout': 0.2})
+    try:
+        home = np.array(BUNDLED_ARMS['ur5'].home)
+        goal = home + np.array([1.2, 0.4, -0.5, 0.6, 0.8, -1.0])
+        T_base_target = loop.kinematics.tip_pose(goal)
+        loop.send_pose(T_base_target)
+        assert peer.spin_until(lambda: loop.velocities and np.abs(
+            loop.velocities[-1]).max() > 0.5, 10.0)
+        assert peer.set_parameter('/sim_arm', 'publish_states', False).successful
+        assert peer.spin_until(lambda: loop.status is not None
+                               and 'stale' in loop.status.message, 5.0)
+        assert peer.spin_until(lambda: np.all(loop.velocities[-1] == 0.0), 5.0)
+        held = len(loop.commands)
+        assert peer.spin_until(lambda: len(loop.commands) > held + 20, 5.0)
+        assert all(np.array_equal(q, loop.commands[held - 1]) for q in loop.commands[held:])
+        assert loop.error(T_base_target) > 1e-2  # stopped short of the target
+        assert peer.set_parameter('/sim_arm', 'publish_states', True).successful
+        assert peer.spin_until(lambda: loop.error(T_base_target) < 1e-3, 30.0)
+        loop.check_stream(home)
+    finally:
+        loop.close()
+
+
+@pytest.mark.parametrize('mode', ['solve', 'servo'])
+def test_non_finite_and_huge_targets_are_refused_mid_motion(peer, tmp_path, mode):
+    """Check NaN, inf and 1e308 targets while moving: warned, ignored, no fault."""
+    loop = bundled_loop(peer, tmp_path, 'ur5', ik={'mode': mode})
+    try:
+        home = np.array(BUNDLED_ARMS['ur5'].home)
+        T_base_target = loop.kinematics.tip_pose(home + np.array([0.6, 0.3, -0.4, 0.3,
+                                                                  0.4, -0.5]))
+        loop.send_pose(T_base_target)
+        assert peer.spin_until(lambda: len(loop.commands) > 10, 10.0)
+        for position in ((1e308, 0.0, 0.5), (math.nan, 0.0, 0.5), (math.inf, 1.0, 0.5)):
+            bad = PoseStamped()
+            bad.header.frame_id = 'base_link'
+            bad.pose.position.x, bad.pose.position.y, bad.pose.position.z = position
+            bad.pose.orientation.w = 1.0
+            loop.poses.publish(bad)
+            peer.spin_until(lambda: False, 0.05)
+        assert peer.spin_until(lambda: loop.error(T_base_target) < 1e-3, 30.0)
+        assert all(np.all(np.isfinite(q)) for q in loop.commands)
+        loop.check_stream(home)
+        output = loop.processes[1].output()
+        # One warning per kind of problem per 2 s: the NaN and inf ones are rate-limited.
+        assert output.count('target ignored: target position') == 1
+        assert 'target ignored: target position [1e+308, 0.0, 0.5] is beyond' in output
+    finally:
+        loop.close()
+
+
+def test_a_joint_reported_past_its_limit_is_brought_inside(peer, tmp_path):
+    """Check a UR5 elbow encoder 3 mrad past its limit: no jump, moved inside, no fault."""
+    chain_upper = load_bundled_chain('ur5').upper[2]  # the elbow's limit, pi
+    start = np.array(BUNDLED_ARMS['ur5'].home)
+    start[2] = chain_upper + 0.003
+    loop = bundled_loop(peer, tmp_path, 'ur5', initial=start)
+    try:
+        goal = np.array(BUNDLED_ARMS['ur5'].home) + np.array([0.3, 0.2, 0.0, 0.2, 0.3, 0.1])
+        T_base_target = loop.kinematics.tip_pose(goal)
+        loop.send_pose(T_base_target)
+        assert peer.spin_until(lambda: loop.error(T_base_target) < 1e-3, 30.0)
+        assert loop.commands[0][2] > chain_upper  # the stream starts where the arm is
+        assert loop.commands[-1][2] <= chain_upper
+        loop.check_stream(start, beyond=np.array([0, 0, 0.003, 0, 0, 0]))
+    finally:
+        loop.close()
+
+
+@pytest.mark.parametrize('mode', ['solve', 'servo'])
+def test_a_continuous_joint_goes_the_short_way_across_pi(peer, tmp_path, mode):
+    """Check a wheel at 3.0 rad sent to -3.0 rad: +0.28 rad through pi, not -6 rad back."""
+    urdf = tmp_path / 'wheel.urdf'
+    urdf.write_text(WHEEL_URDF)
+    loop = Loop(peer, tmp_path, str(urdf), 'base', 'tip', np.array([3.0, 0.2]),
+                task_axes='x y', ik={'mode': mode})
+    try:
+        T_base_target = loop.kinematics.tip_pose(np.array([-3.0, 0.3]))
+        point = PointStamped()
+        point.header.frame_id = 'base'
+        point.point.x, point.point.y = (float(v) for v in T_base_target[:2, 3])
+        loop.points.publish(point)
+        assert peer.spin_until(lambda: loop.error(T_base_target, rows=(0, 1)) < 1e-3, 30.0)
+        wheel = np.array([q[0] for q in loop.commands])
+        assert wheel.min() >= 3.0 - 1e-6 and wheel.max() <= 2 * math.pi - 3.0 + 1e-3
+        loop.check_stream(np.array([3.0, 0.2]))
+    finally:
+        loop.close()
