@@ -16,7 +16,7 @@ def share(folder: str, *patterns: str) -> tuple:
 
 setup(
     name=PACKAGE_NAME,
-    version='0.2.0',
+    version='0.3.0',
     packages=find_packages(exclude=['test', 'bench']),
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + PACKAGE_NAME]),

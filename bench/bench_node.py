@@ -42,14 +42,14 @@ from geometry_msgs.msg import PoseStamped  # noqa: E402
 import numpy as np  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 from ros_ik.control.motion_limit_sources import (LimitDefaults,  # noqa: E402
-                                                resolve_motion_limits)
+                                                 resolve_motion_limits)
 from ros_ik.control.parameters import Settings  # noqa: E402
 from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS,  # noqa: E402
                                             bundled_joint_limits_path, bundled_urdf_path)
 from ros_ik.kinematics.chain_kinematics import ChainKinematics  # noqa: E402
+from ros_ik.kinematics.transforms import pose_error  # noqa: E402
 from ros_ik.kinematics.urdf_loader import load_urdf_file  # noqa: E402
 from ros_ik.node.messages import pose_message  # noqa: E402
-from ros_ik.kinematics.transforms import pose_error  # noqa: E402
 from ros_ik.tools.node_processes import NodeProcess, RosPeer  # noqa: E402
 from ros_ik.trajectory.stream_check import stream_peaks  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402

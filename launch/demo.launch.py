@@ -64,7 +64,8 @@ def companions(context):
     setup = choose_arm(value(LaunchConfiguration('arm')),
                        value(LaunchConfiguration('urdf_file')),
                        value(LaunchConfiguration('base_link')),
-                       value(LaunchConfiguration('tip_link')), os.path.join(SHARE, 'urdf'))
+                       value(LaunchConfiguration('tip_link')), os.path.join(SHARE, 'urdf'),
+                       value(LaunchConfiguration('joint_limits_file')))
     namespace = value(LaunchConfiguration('namespace'))
     sim_input = COMMAND_TOPICS[value(LaunchConfiguration('command_type'))]
     description = ParameterValue(setup.urdf_text(), value_type=str)
@@ -74,7 +75,8 @@ def companions(context):
              output='screen', condition=IfCondition(LaunchConfiguration('use_sim')),
              remappings=[(sim_input, f'ros_ik/{sim_input}')],
              parameters=[{'robot_description': description, 'base_link': setup.base_link,
-                          'tip_link': setup.tip_link, 'initial_positions': initial}]),
+                          'tip_link': setup.tip_link, 'initial_positions': initial,
+                          'joint_limits_file': setup.joint_limits_file, 'strict': True}]),
         Node(package='ros_ik', executable='target_marker', name='ik_target_marker',
              namespace=namespace, output='screen',
              condition=IfCondition(LaunchConfiguration('use_marker')),

@@ -2,8 +2,8 @@
 Launch the ros_ik IK node alone.
 
 Arguments (``ros2 launch ros_ik ik.launch.py --show-args``): ``arm`` (ur5, panda,
-planar_2link), ``urdf_file`` with ``base_link``/``tip_link`` for your own robot, ``mode``,
-``command_type``, ``params_file``, ``namespace``, ``target_topic`` (6-D targets),
+planar_2link), ``urdf_file`` with ``base_link``/``tip_link`` for your own robot,
+``joint_limits_file``, ``mode``, ``command_type``, ``params_file``, ``namespace``, ``target_topic`` (6-D targets),
 ``goal_topic`` (e.g. ``/goal_pose`` for RViz's 2D Goal Pose), ``point_topic`` (e.g.
 ``/clicked_point``) and ``command_topic``
 (e.g. ``/joint_trajectory_controller/joint_trajectory`` for a real arm). The node exiting
@@ -30,7 +30,10 @@ ARGUMENTS = (
                       'and tip_link)'),
     ('base_link', '', 'chain base link (default: that of the bundled arm)'),
     ('tip_link', '', 'chain tip link (default: that of the bundled arm)'),
-    ('mode', 'servo', 'servo (stream damped steps) or solve (full IK per target)'),
+    ('joint_limits_file', '', 'MoveIt-style joint_limits.yaml (acceleration and jerk limits; '
+                              'default: the bundled arm\'s, none for urdf_file)'),
+    ('mode', 'solve', 'solve (full IK per target, then a jerk-limited move) or servo '
+                      '(damped Cartesian steps)'),
     ('command_type', 'joint_state', 'command message: ' + ', '.join(COMMAND_TYPES)),
     ('params_file', os.path.join(SHARE, 'config', 'ik.yaml'), 'ik_node parameters file'),
     ('namespace', '', 'namespace of the node and its topics'),
@@ -54,7 +57,8 @@ def ik_node(context, **node_options) -> Node:
     value = context.perform_substitution
     argument = {name: value(LaunchConfiguration(name)) for name, _, _ in ARGUMENTS}
     setup = choose_arm(argument['arm'], argument['urdf_file'], argument['base_link'],
-                       argument['tip_link'], os.path.join(SHARE, 'urdf'))
+                       argument['tip_link'], os.path.join(SHARE, 'urdf'),
+                       argument['joint_limits_file'])
     remappings = [(source, target) for source, target in (
         ('~/target_pose', argument['target_topic']),
         ('~/planar_goal', argument['goal_topic']),
@@ -67,6 +71,7 @@ def ik_node(context, **node_options) -> Node:
                     'robot_description': ParameterValue(setup.urdf_text(), value_type=str),
                     'base_link': setup.base_link, 'tip_link': setup.tip_link,
                     'task_axes': setup.task_axes, 'mode': argument['mode'],
+                    'joint_limits_file': setup.joint_limits_file,
                     'command_type': argument['command_type']}], **node_options)
 
 

@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Tuple
 
 import numpy as np
-import yaml
 
 from ros_ik.kinematics.chain import Chain
 from ros_ik.trajectory.motion_limits import MotionLimits
+import yaml
 
 # joint_limits.yaml field -> the flag that enables it.
 LIMIT_FIELDS = {'max_velocity': 'has_velocity_limits',

@@ -3,7 +3,7 @@
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from ros_ik.control.motion_limit_sources import (LimitDefaults, resolve_motion_limits,
-                                                ResolvedLimits)
+                                                 ResolvedLimits)
 from ros_ik.control.parameters import PARAMETER_TABLE
 from ros_ik.kinematics.chain import Chain
 from ros_ik.kinematics.urdf_loader import load_urdf_file, load_urdf_string

@@ -16,13 +16,13 @@ from geometry_msgs.msg import PointStamped, PoseStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.time import Time
 from rclpy.qos import DurabilityPolicy, qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
+from rclpy.time import Time
 from ros_ik.control.arm import ControlledArm
 from ros_ik.control.command_topics import private_command_topic
 from ros_ik.control.controller import Command, IkController, Notice
 from ros_ik.control.motion_limit_sources import (JointLimitsError, LimitDefaults,
-                                                resolve_motion_limits)
+                                                 resolve_motion_limits)
 from ros_ik.control.parameters import PARAMETER_TABLE, ParameterError
 from ros_ik.kinematics.kernel_warm_up import warm_up_kernels
 from ros_ik.kinematics.urdf_errors import UrdfError

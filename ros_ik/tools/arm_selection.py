@@ -104,7 +104,7 @@ def add_arm_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--base-link', help='chain base link (with --urdf)')
     parser.add_argument('--tip-link', help='chain tip link (with --urdf)')
     parser.add_argument('--joint-limits', help='a MoveIt-style joint_limits.yaml (default: '
-                        'the bundled arm\'s; none for --urdf)')
+                        "the bundled arm's; none for --urdf)")
 
 
 def load_selected_arm(args: argparse.Namespace) -> SelectedArm:

@@ -52,8 +52,10 @@ LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
 @dataclass
 class Recording:
     """
-    Samples of the run: time (s), commanded joint speed and acceleration / limit (largest
-    joint, from the command stamps), node-reported measures.
+    Samples of the run: time (s), commanded speed and acceleration / limit, measures.
+
+    Speed and acceleration are the largest joint's, from the command stamps; the measures
+    (manipulability, damping) are the node's.
     """
 
     time: List[float] = field(default_factory=list)

@@ -160,7 +160,7 @@ class SimArm(Node):
             if np.abs(command - self.q).max() > RESTART_TOLERANCE:
                 return
             self._faulted = False
-            self.get_logger().info('a command starts at the arm\'s position: moving again')
+            self.get_logger().info("a command starts at the arm's position: moving again")
         if self.get_parameter('strict').value and not self._accepts(stamp, command, timed):
             return
         self._command, self._command_velocity, self._command_time = (

@@ -17,9 +17,9 @@ from a moving state as in Haschke, Weitnauer and Ritter, IROS 2008):
 With ``F(vp)`` the distance covered by phases 1 and 3, the fastest motion cruises at
 ``vp = +-V`` when ``F(+-V)`` leaves room (``tc = (d - F) / vp``), and otherwise has no
 cruise and the ``vp`` in ``(-V, V)`` with ``F(vp) = d`` (bisection on a branch where ``F``
-increases, see :func:`fastest_profile`). A target closer than the stopping distance gives ``vp`` of the other sign: the
-joint stops past the target and comes back. Rest to rest this is the time-optimal double-S
-profile.
+increases, see :func:`fastest_profile`). A target closer than the stopping distance
+gives ``vp`` of the other sign: the joint stops past the target and comes back. Rest to
+rest this is the time-optimal double-S profile.
 
 To arrive later, at a common time ``T``, a joint lowers ``|vp|`` between the fastest peak
 and 0 (a longer cruise), found by bisection on the duration; when no such ``vp`` exists (the
@@ -182,7 +182,8 @@ def profile_in_time(distance: float, v0: float, a0: float, fastest_peak: float,
 
     Bisects the peak between ``fastest_peak`` (no slower than ``duration``) and almost 0
     (slowest); fails if the profile found does not end at ``distance`` (where ``F`` is not
-    monotone, a slower peak may leave no room to cruise). On failure ``jerks`` and ``durations`` hold an unspecified profile.
+    monotone, a slower peak may leave no room to cruise). On failure ``jerks`` and
+    ``durations`` hold an unspecified profile.
     """
     if fastest_peak == 0.0:
         return False

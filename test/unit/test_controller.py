@@ -5,8 +5,8 @@ Time is simulated (``now`` advances one period per cycle), so these tests need n
 DDS nor a wall clock.
 """
 
-import math
 from dataclasses import replace
+import math
 from typing import List, Tuple
 
 import numpy as np
@@ -105,7 +105,6 @@ def test_reaches_a_pose_target_within_the_limits(mode):
 def test_waits_for_joint_states_then_brakes_and_holds_when_they_are_stale():
     """Check no command before joint states; stale ones: ERROR, brake to rest, hold."""
     controller = controller_for('ur5', joint_state_timeout=0.3)
-    names = controller.arm.chain.joint_names
     T_base_target = controller.arm.kinematics.tip_pose(UR5_GOAL)
     controller.set_target('', *pose_of(T_base_target), 'pose')
     result = controller.cycle(0.0)

@@ -31,11 +31,20 @@ def limits_strategy(n: int):
                                     np.array(values[2])))
 
 
+def draw_problem(data, n: int):
+    """Draw limits for n joints; return them, their generator and a draw of unit vectors."""
+    limits = data.draw(limits_strategy(n))
+    unit = st.lists(st.floats(-1.0, 1.0), min_size=n, max_size=n).map(np.array)
+    return limits, OnlineGenerator(limits), lambda: data.draw(unit)
+
+
 def reachable_state(limits: MotionLimits, p: np.ndarray, fraction_v: np.ndarray,
                     fraction_a: np.ndarray) -> MotionState:
     """
-    Return a moving state the generator could have produced: within v and a limits, able to
-    ramp out its acceleration within the velocity limit and to stop inside the bounds.
+    Return a moving state the generator could have produced.
+
+    Within the v and a limits, able to ramp out its acceleration within the velocity limit
+    and to stop inside the bounds.
     """
     a = fraction_a * np.minimum(limits.acceleration, np.sqrt(limits.jerk * limits.velocity))
     ramp_out = a * np.abs(a) / (2 * limits.jerk)  # velocity gained while a returns to 0
@@ -76,12 +85,9 @@ def assert_within_limits(limits: MotionLimits, times, states) -> None:
 @given(data=st.data(), n=st.integers(1, 7))
 def test_from_any_reachable_state_every_sample_is_within_the_limits_and_arrives(data, n):
     """Check random limits, moving starts and targets: limits hold, all joints arrive."""
-    limits = data.draw(limits_strategy(n))
-    generator = OnlineGenerator(limits)
-    unit = st.lists(st.floats(-1.0, 1.0), min_size=n, max_size=n).map(np.array)
-    state = reachable_state(limits, 0.9 * BOUND * data.draw(unit), data.draw(unit),
-                            data.draw(unit))
-    target = 0.9 * BOUND * data.draw(unit)
+    limits, generator, unit = draw_problem(data, n)
+    state = reachable_state(limits, 0.9 * BOUND * unit(), unit(), unit())
+    target = 0.9 * BOUND * unit()
     duration = generator.duration(state, target)
     times, states = run(generator, state, [target], int(np.ceil(duration / DT)) + 2)
     assert_within_limits(limits, times, states)
@@ -93,11 +99,9 @@ def test_from_any_reachable_state_every_sample_is_within_the_limits_and_arrives(
 @given(data=st.data(), n=st.integers(2, 7))
 def test_joints_starting_at_rest_arrive_together(data, n):
     """Check time synchronisation: every joint that moves is still moving until the end."""
-    limits = data.draw(limits_strategy(n))
-    generator = OnlineGenerator(limits)
-    unit = st.lists(st.floats(-1.0, 1.0), min_size=n, max_size=n).map(np.array)
-    start = MotionState.at_rest(0.9 * BOUND * data.draw(unit))
-    target = 0.9 * BOUND * data.draw(unit)
+    limits, generator, unit = draw_problem(data, n)
+    start = MotionState.at_rest(0.9 * BOUND * unit())
+    target = 0.9 * BOUND * unit()
     moving = np.abs(target - start.position) > 1e-3
     duration = generator.duration(start, target)
     steps = int(np.floor(duration / DT)) - 1
@@ -118,10 +122,8 @@ def test_joints_starting_at_rest_arrive_together(data, n):
 @given(data=st.data(), n=st.integers(1, 6), switch=st.integers(1, 80))
 def test_a_new_target_preempts_with_continuous_velocity_and_acceleration(data, n, switch):
     """Check a target changed mid-motion (and again): no jump in v or a, limits hold."""
-    limits = data.draw(limits_strategy(n))
-    generator = OnlineGenerator(limits)
-    unit = st.lists(st.floats(-1.0, 1.0), min_size=n, max_size=n).map(np.array)
-    targets = [0.9 * BOUND * data.draw(unit) for _ in range(3)]
+    limits, generator, unit = draw_problem(data, n)
+    targets = [0.9 * BOUND * unit() for _ in range(3)]
     times, states = run(generator, MotionState.at_rest(np.zeros(n)), targets, switch)
     assert_within_limits(limits, times, states)
     for before, after in zip(states[:-1], states[1:]):
@@ -135,10 +137,8 @@ def test_a_new_target_preempts_with_continuous_velocity_and_acceleration(data, n
 @given(data=st.data(), n=st.integers(1, 6))
 def test_uneven_steps_keep_the_limits_over_the_stamps(data, n):
     """Check steps of 0.5 ms to 50 ms: the divided differences over the stamps stay in."""
-    limits = data.draw(limits_strategy(n))
-    generator = OnlineGenerator(limits)
-    unit = st.lists(st.floats(-1.0, 1.0), min_size=n, max_size=n).map(np.array)
-    target = 0.9 * BOUND * data.draw(unit)
+    limits, generator, unit = draw_problem(data, n)
+    target = 0.9 * BOUND * unit()
     steps = data.draw(st.lists(st.floats(0.0005, 0.05), min_size=50, max_size=300))
     times, states = [0.0], [MotionState.at_rest(np.zeros(n))]
     for dt in steps:
@@ -200,12 +200,11 @@ def test_divided_differences_of_a_cubic_are_its_derivatives():
 def test_rest_to_rest_duration_matches_ruckig(data, n):
     """Check the synchronised rest-to-rest duration is within 1 % of Ruckig's (time-optimal)."""
     from ruckig import InputParameter, Ruckig, Trajectory
-    limits = data.draw(limits_strategy(n))
-    unit = st.lists(st.floats(-1.0, 1.0), min_size=n, max_size=n).map(np.array)
-    start, target = 0.9 * BOUND * data.draw(unit), 0.9 * BOUND * data.draw(unit)
+    limits, generator, unit = draw_problem(data, n)
+    start, target = 0.9 * BOUND * unit(), 0.9 * BOUND * unit()
     if np.abs(target - start).max() < 1e-3:
         return
-    ours = OnlineGenerator(limits).duration(MotionState.at_rest(start), target)
+    ours = generator.duration(MotionState.at_rest(start), target)
     parameters = InputParameter(n)
     parameters.current_position, parameters.target_position = list(start), list(target)
     parameters.max_velocity = list(limits.velocity)
