@@ -8,9 +8,11 @@ as a :class:`Notice` keyed by its kind, so the caller can throttle each kind sep
 
 The command stream is one continuous jerk-limited trajectory: the controller keeps the
 commanded state (position, velocity, acceleration) and every cycle advances it by the
-measured time since the previous command, ``dt = now - t_previous`` (at most
-``MAX_STEP_PERIODS`` periods), through the online trajectory generator
-(:mod:`ros_ik.trajectory.online_generator`). Whatever the inputs, every command is finite,
+measured time since the previous command, ``dt = now - t_previous``, through the online
+trajectory generator (:mod:`ros_ik.trajectory.online_generator`). After a stall longer
+than ``MAX_STEP_PERIODS`` periods the step is bounded and the command's time says so (it
+is then a little behind the clock and catches up by up to ``MAX_STEP_PERIODS - 1`` periods
+a cycle), so the samples stay consistent with their stamps. Whatever the inputs, every command is finite,
 inside the position limits (or moving into them), and within the velocity, acceleration
 and jerk limits over the time between command stamps. A cycle (base frame, metres, radians):
 
@@ -172,7 +174,7 @@ class IkController:
         self._last_time = 0.0
         self._rest_since = 0.0
         self._history = CommandHistory(arm.chain.is_continuous)
-        self._generators: Dict[float, OnlineGenerator] = {}
+        self._generator_for: Tuple[float, Optional[OnlineGenerator]] = (0.0, None)
 
     # ------------------------------------------------------------------ inputs
     def update_joint_state(self, names: Sequence[str], positions: Sequence[float],
@@ -245,7 +247,7 @@ class IkController:
                 return CycleResult(manipulability=measures.yoshikawa)
             self._start_stream(q_measured, now)
         dt = min(max(now - self._last_time, 0.0), MAX_STEP_PERIODS / settings.update_rate)
-        self._last_time = now
+        self._last_time += dt
         notices: List[Notice] = []
         tracking = None
         if stale:
@@ -264,7 +266,7 @@ class IkController:
         self.status = CycleStatus(level, message, values, tracking)
         state = step.state
         return CycleResult(Command(state.position, state.velocity, state.acceleration, dt,
-                                   now), measures.yoshikawa, tuple(notices))
+                                   self._last_time), measures.yoshikawa, tuple(notices))
 
     def _start_stream(self, q_measured: np.ndarray, now: float) -> None:
         """Start (or restart) the command stream at rest at the measured joints."""
@@ -275,9 +277,9 @@ class IkController:
     def _generator(self) -> OnlineGenerator:
         """Return the trajectory generator for the current ``velocity_scale``."""
         scale = self.settings.velocity_scale
-        if scale not in self._generators:
-            self._generators[scale] = OnlineGenerator(self.limits.with_velocity_scale(scale))
-        return self._generators[scale]
+        if self._generator_for[0] != scale or self._generator_for[1] is None:
+            self._generator_for = (scale, OnlineGenerator(self.limits.with_velocity_scale(scale)))
+        return self._generator_for[1]
 
     def _advance(self, goal: Goal, dt: float, notices: List[Notice]) -> MotionStep:
         """Move the commanded state ``dt`` s toward the goal (or brake); keep it finite."""

@@ -10,14 +10,16 @@ package (ROS 2 installs ship it) and skips without it.
 from geometry_msgs.msg import Point, PointStamped, PoseStamped
 import numpy as np
 import pytest
-from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_ik.control.goal_modes import heading
-from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, bundled_urdf_path, load_bundled_chain
+from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_path,
+                                            bundled_urdf_path, load_bundled_chain)
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import axis_angle_matrix, pose_error, transform
 from ros_ik.node.messages import pose_message
 from ros_ik.tools.node_processes import NodeProcess, RosPeer
 from sensor_msgs.msg import JointState
+from std_msgs.msg import UInt32
 
 ARM = BUNDLED_ARMS['ur5']
 RELIABLE = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
@@ -25,17 +27,20 @@ Z = np.array([0.0, 0.0, 1.0])
 
 
 class SimulatedSetup:
-    """sim_arm + ik_node (+ optional drag target) with RViz's topic remappings."""
+    """Strict sim_arm + ik_node (+ optional drag target) with RViz's topic remappings."""
 
     def __init__(self, tmp_path, ik_parameters: dict, with_marker: bool = False) -> None:
-        """Start the processes and a peer that records joint states."""
+        """Start the processes and a peer that records joint states and the arm's faults."""
         urdf = bundled_urdf_path('ur5')
+        limits = bundled_joint_limits_path('ur5')
         home = '[' + ', '.join(str(v) for v in ARM.home) + ']'
         self.processes = [
-            NodeProcess('sim_arm', {'robot_description_file': urdf, 'initial_positions': home},
+            NodeProcess('sim_arm', {'robot_description_file': urdf, 'initial_positions': home,
+                                    'joint_limits_file': limits, 'strict': True},
                         str(tmp_path / 'sim.log'),
                         ['-r', 'joint_commands:=/ros_ik/joint_commands']),
-            NodeProcess('ik_node', {'robot_description_file': urdf, **ik_parameters},
+            NodeProcess('ik_node', {'robot_description_file': urdf,
+                                    'joint_limits_file': limits, **ik_parameters},
                         str(tmp_path / 'ik.log'),
                         ['-r', '~/planar_goal:=/goal_pose',
                          '-r', '~/target_point:=/clicked_point'])]
@@ -47,7 +52,12 @@ class SimulatedSetup:
         self.kinematics = ChainKinematics(load_bundled_chain('ur5'))
         self.states = []
         self.peer.node.create_subscription(JointState, 'joint_states', self.states.append, 10)
-        assert self.peer.spin_until(lambda: self.states, 20.0)
+        self.faults = []
+        latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        self.peer.node.create_subscription(UInt32, '/sim_arm/faults', self.faults.append,
+                                           latched)
+        assert self.peer.spin_until(lambda: self.states and self.faults, 20.0)
         self.T_start = self.tool()
 
     def tool(self) -> np.ndarray:
@@ -65,10 +75,12 @@ class SimulatedSetup:
         return self.peer.spin_until(condition, timeout)
 
     def close(self) -> None:
-        """Stop everything."""
+        """Check the strict arm never faulted, then stop everything."""
+        fault_count = self.faults[-1].data
         self.peer.close()
         for process in self.processes:
             process.stop()
+        assert fault_count == 0, 'the strict simulated arm faulted'
 
 
 @pytest.fixture
