@@ -12,14 +12,16 @@ rate. A second table reports servo reach rates on the Panda by target distance (
 2 rad).
 
 Latency (``--rates``): ``ik_node`` (servo mode, Panda-class 7-DOF arm, JointState commands)
-for each ``update_rate``, constant joint states at 200 Hz, two targets alternating on
+for each ``update_rate``, a perfect arm (joint states at 200 Hz where the last command put
+it), two targets alternating on
 either side of the arm. For each rate it prints:
 
 * achieved command rate (Hz), from the commands' header stamps (the node's clock);
 * period jitter ``|period - 1/rate|`` p50 / p99 (ms), from those stamps;
 * node CPU % over the window (utime + stime from /proc);
-* latency p50 / p99 (ms): from publishing a target to receiving the first command that
-  moves toward it (includes waiting for the next timer tick, up to one period).
+* latency p50 / p99 (ms): from publishing a target, with the arm at rest, to receiving the
+  first command that moves toward it (includes waiting for the next timer tick, up to one
+  period).
 
 Run: ``.venv/bin/python bench/bench_node.py [--session-seconds 60] [--rates 100 500 1000]
 [--seconds 5]`` (``--session-seconds 0`` or ``--rates`` with no value skip a part).
@@ -184,7 +186,7 @@ def print_sessions(seconds: float, folder: str) -> None:
         for mode in ('solve', 'servo'):
             sent, reached, ratios, faults = run_session(arm_name, mode, seconds, 0.0, folder)
             print(f'{arm_name:<14}{mode:<7}{sent:>8}{100.0 * reached / max(sent, 1):>8.1f}%'
-                  f'{ratios[0]:>8.3f}{ratios[1]:>8.3f}{ratios[2]:>8.3f}{faults:>7}',
+                  f'{ratios[0]:>8.4f}{ratios[1]:>8.4f}{ratios[2]:>8.4f}{faults:>7}',
                   flush=True)
     print(f'\nservo on the panda, targets within a radius of the current joints '
           f'({seconds:.0f} s each)')
@@ -192,7 +194,7 @@ def print_sessions(seconds: float, folder: str) -> None:
     for radius in (0.5, 1.0, 2.0):
         sent, reached, ratios, faults = run_session('panda', 'servo', seconds, radius, folder)
         print(f'{radius:>10.1f}{sent:>8}{100.0 * reached / max(sent, 1):>8.1f}%'
-              f'{ratios[1]:>8.3f}{faults:>7}', flush=True)
+              f'{ratios[1]:>8.4f}{faults:>7}', flush=True)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -224,9 +226,12 @@ def measure(rate: float, seconds: float, log_path: str) -> List[str]:
     stamps: List[float] = []
     arrivals: List[tuple] = []
 
+    state = JointState(name=list(chain.joint_names), position=[float(v) for v in home])
+
     def on_command(message: JointState) -> None:
         stamps.append(message.header.stamp.sec + message.header.stamp.nanosec * 1e-9)
         arrivals.append((time.monotonic(), message.velocity[0]))
+        state.position = list(message.position)  # a perfect arm: it is where commanded
 
     try:
         node = peer.node
@@ -237,7 +242,6 @@ def measure(rate: float, seconds: float, log_path: str) -> List[str]:
                                                  QoSProfile(depth=1,
                                                             reliability=ReliabilityPolicy
                                                             .RELIABLE))
-        state = JointState(name=list(chain.joint_names), position=[float(v) for v in home])
         node.create_timer(0.005, lambda: joints.publish(state))
         if not peer.spin_until(lambda: target_publisher.get_subscription_count() > 0, 20.0):
             return [f'{rate:>8.0f}  node did not start']
@@ -253,7 +257,9 @@ def measure(rate: float, seconds: float, log_path: str) -> List[str]:
                       if arrival >= sent and np.sign(velocity) == sign]
             if moving:
                 latencies.append(moving[0] - sent)
-            peer.spin_for(0.05)
+            # the next target starts from rest: the first moving command is the response
+            peer.spin_until(lambda: arrivals[-1][1] == 0.0 and arrivals[-1][0] > sent + 0.1,
+                            5.0)
         del stamps[:]
         cpu_start, wall_start = cpu_seconds(process.process.pid), time.monotonic()
         peer.spin_for(seconds)

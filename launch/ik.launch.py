@@ -3,10 +3,9 @@ Launch the ros_ik IK node alone.
 
 Arguments (``ros2 launch ros_ik ik.launch.py --show-args``): ``arm`` (ur5, panda,
 planar_2link), ``urdf_file`` with ``base_link``/``tip_link`` for your own robot,
-``joint_limits_file``, ``mode``, ``command_type``, ``params_file``, ``namespace``, ``target_topic`` (6-D targets),
-``goal_topic`` (e.g. ``/goal_pose`` for RViz's 2D Goal Pose), ``point_topic`` (e.g.
-``/clicked_point``) and ``command_topic``
-(e.g. ``/joint_trajectory_controller/joint_trajectory`` for a real arm). The node exiting
+``joint_limits_file``, ``mode``, ``command_type``, ``params_file``, ``namespace``,
+``target_topic`` (6-D targets), ``goal_topic`` (e.g. ``/goal_pose`` for RViz's 2D Goal
+Pose), ``point_topic`` (e.g. ``/clicked_point``) and ``command_topic`` (e.g. ``/joint_trajectory_controller/joint_trajectory`` for a real arm). The node exiting
 with an error (bad URDF, unknown link) ends the launch with a non-zero exit code.
 """
 
@@ -31,7 +30,7 @@ ARGUMENTS = (
     ('base_link', '', 'chain base link (default: that of the bundled arm)'),
     ('tip_link', '', 'chain tip link (default: that of the bundled arm)'),
     ('joint_limits_file', '', 'MoveIt-style joint_limits.yaml (acceleration and jerk limits; '
-                              'default: the bundled arm\'s, none for urdf_file)'),
+                              "default: the bundled arm's, none for urdf_file)"),
     ('mode', 'solve', 'solve (full IK per target, then a jerk-limited move) or servo '
                       '(damped Cartesian steps)'),
     ('command_type', 'joint_state', 'command message: ' + ', '.join(COMMAND_TYPES)),

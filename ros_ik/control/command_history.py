@@ -5,15 +5,18 @@ Joint states arrive late (driver latency, a 10 Hz driver, a slow network): the m
 joints match a command from some time ago, not the latest. The arm counts as following
 while its joints are within ``max_tracking_error`` of *some* command of the last
 ``window`` seconds: ``lag = min_k max_j |q_k,j - q_measured,j|`` (continuous joints
-compared modulo 2 pi, since drivers report them wrapped).
+compared modulo 2 pi, since drivers report them wrapped). Commands are kept every
+``SPACING`` s (the newest always), so the cost does not grow with the control rate; between
+two kept commands the path moves at most ``v_max SPACING``, a few mrad.
 """
 
 from collections import deque
-from typing import Deque, Tuple
+from typing import Deque, Optional, Tuple
 
 import numpy as np
 
 FULL_TURN = 2.0 * np.pi
+SPACING = 0.005  # s between kept commands
 
 
 class CommandHistory:
@@ -23,22 +26,26 @@ class CommandHistory:
         """Start empty; ``is_continuous`` (n,) marks joints compared modulo 2 pi."""
         self._is_continuous = np.asarray(is_continuous, dtype=bool)
         self._commands: Deque[Tuple[float, np.ndarray]] = deque()
+        self._newest: Optional[np.ndarray] = None
 
     def clear(self) -> None:
         """Forget every command."""
         self._commands.clear()
+        self._newest = None
 
     def add(self, time: float, q: np.ndarray, window: float) -> None:
         """Keep command ``q`` sent at ``time``; drop those older than ``window`` s."""
-        self._commands.append((time, np.array(q, dtype=float)))
+        self._newest = np.array(q, dtype=float)
+        if not self._commands or time >= self._commands[-1][0] + SPACING:
+            self._commands.append((time, self._newest))
         while self._commands and self._commands[0][0] < time - window:
             self._commands.popleft()
 
     def lag(self, q_measured: np.ndarray) -> float:
         """Return the distance (rad or m) from ``q_measured`` to the nearest kept command."""
-        if not self._commands:
+        if self._newest is None:
             return 0.0
-        difference = np.array([q for _, q in self._commands]) - q_measured
+        difference = np.array([q for _, q in self._commands] + [self._newest]) - q_measured
         difference = np.where(self._is_continuous,
                               np.remainder(difference + np.pi, FULL_TURN) - np.pi, difference)
         return float(np.abs(difference).max(axis=1).min())

@@ -12,9 +12,10 @@ measured time since the previous command, ``dt = now - t_previous``, through the
 trajectory generator (:mod:`ros_ik.trajectory.online_generator`). After a stall longer
 than ``MAX_STEP_PERIODS`` periods the step is bounded and the command's time says so (it
 is then a little behind the clock and catches up by up to ``MAX_STEP_PERIODS - 1`` periods
-a cycle), so the samples stay consistent with their stamps. Whatever the inputs, every command is finite,
-inside the position limits (or moving into them), and within the velocity, acceleration
-and jerk limits over the time between command stamps. A cycle (base frame, metres, radians):
+a cycle), so the samples stay consistent with their stamps. Whatever the inputs, every
+command is finite, inside the position limits (or moving into them), and within the
+velocity, acceleration and jerk limits over the time between command stamps. A cycle
+(base frame, metres, radians):
 
 1. no joint state for a chain joint yet: WARN, no command;
 2. manipulability and singular values of the task Jacobian at the measured joints;
