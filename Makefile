@@ -51,6 +51,7 @@ bench: install
 		|| echo 'some optional IK peers did not install; bench_ik.py skips them'
 	$(BIN)/python bench/bench_kinematics.py
 	$(BIN)/python bench/bench_ik.py
+	$(BIN)/python bench/bench_trajectory.py
 	$(BIN)/python bench/bench_node.py
 
 lint: install

@@ -1,0 +1,66 @@
+"""
+Trajectory generator benchmark: rest-to-rest durations against Ruckig, and time per step.
+
+For 1000 random problems per joint count (limits: v 0.2-5, a 0.5-30, j 2-2000 per s^k;
+start and target within +-3.6), prints the ratio of ros_ik's synchronised duration to
+Ruckig's (median, max; the goal is <= 1.1), the share within 1 %, and the time of one
+``OnlineGenerator.step`` (us, median). Ruckig (``pip install ruckig``) is a reference only.
+
+Run: ``.venv/bin/python bench/bench_trajectory.py [--problems 1000]``.
+"""
+
+import argparse
+import os
+import sys
+import time
+
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPOSITORY)
+
+import numpy as np  # noqa: E402
+from ros_ik.trajectory.motion_limits import MotionLimits  # noqa: E402
+from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator  # noqa: E402
+
+
+def main() -> None:
+    """Print the table."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--problems', type=int, default=1000)
+    args = parser.parse_args()
+    try:
+        from ruckig import InputParameter, Ruckig, Trajectory
+    except ImportError:
+        print('ruckig is not installed (pip install ruckig); nothing to compare with')
+        return
+    rng = np.random.default_rng(11)
+    print(f'{"joints":>6}{"median":>9}{"max":>9}{"<=1.01":>8}{"step us":>9}   '
+          '(duration ratio ros_ik / Ruckig, rest to rest)')
+    for n in (1, 2, 6, 7):
+        ratios, step_times = [], []
+        for _ in range(args.problems):
+            limits = MotionLimits(np.full(n, -4.0), np.full(n, 4.0), rng.uniform(0.2, 5.0, n),
+                                  rng.uniform(0.5, 30.0, n), rng.uniform(2.0, 2000.0, n))
+            start, target = rng.uniform(-3.6, 3.6, n), rng.uniform(-3.6, 3.6, n)
+            generator = OnlineGenerator(limits)
+            state = MotionState.at_rest(start)
+            ours = generator.duration(state, target)
+            begin = time.perf_counter()
+            generator.step(state, target, 0.01)
+            step_times.append(time.perf_counter() - begin)
+            parameters = InputParameter(n)
+            parameters.current_position, parameters.target_position = list(start), list(target)
+            parameters.max_velocity = list(limits.velocity)
+            parameters.max_acceleration = list(limits.acceleration)
+            parameters.max_jerk = list(limits.jerk)
+            trajectory = Trajectory(n)
+            Ruckig(n).calculate(parameters, trajectory)
+            ratios.append(ours / trajectory.duration)
+        ratios = np.array(ratios)
+        print(f'{n:>6}{np.median(ratios):>9.4f}{ratios.max():>9.4f}'
+              f'{100.0 * np.mean(ratios <= 1.01):>7.1f}%'
+              f'{1e6 * np.median(step_times):>9.1f}')
+
+
+if __name__ == '__main__':
+    main()
