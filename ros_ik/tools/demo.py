@@ -121,24 +121,31 @@ class DemoDriver:
         stamp = (message.header.stamp.sec - self.epoch) + message.header.stamp.nanosec * 1e-9
         self.commands = (self.commands + [(stamp, np.array(message.position))])[-3:]
         limits = self.arm.limits
-        self.latest_command_fraction = max(self.latest_command_fraction, float(
+        self.latest_command_fraction = max(self.latest_command_fraction or 0.0, float(
             np.max(np.abs(np.array(message.velocity)) / limits.velocity)))
         if len(self.commands) == 3:
             times = np.array([entry[0] for entry in self.commands])
             acceleration = divided_differences(
                 times, np.array([entry[1] for entry in self.commands]), 2)[-1]
-            self.latest_acceleration_fraction = max(self.latest_acceleration_fraction, float(
-                np.max(np.abs(acceleration) / limits.acceleration)))
+            self.latest_acceleration_fraction = max(self.latest_acceleration_fraction or 0.0,
+                                                    float(np.max(np.abs(acceleration)
+                                                                 / limits.acceleration)))
 
     def _on_faults(self, message: UInt32) -> None:
         self.faults = message.data
 
     def _on_joint_state(self, message: JointState) -> None:
         self.latest_q = np.array(message.position)
-        fraction = self.latest_command_fraction
-        acceleration_fraction = self.latest_acceleration_fraction
-        self.latest_command_fraction = self.latest_acceleration_fraction = 0.0
         recording = self.recording
+        # No command since the last sample: the last values hold.
+        fraction = self.latest_command_fraction
+        if fraction is None:
+            fraction = recording.speed_fraction[-1] if recording.speed_fraction else 0.0
+        acceleration_fraction = self.latest_acceleration_fraction
+        if acceleration_fraction is None:
+            acceleration_fraction = (recording.acceleration_fraction[-1]
+                                     if recording.acceleration_fraction else 0.0)
+        self.latest_command_fraction = self.latest_acceleration_fraction = None
         recording.time.append(time.monotonic() - self.start)
         recording.speed_fraction.append(fraction)
         recording.acceleration_fraction.append(acceleration_fraction)
