@@ -1,3 +1,17 @@
+# Copyright 2026 ros_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Install the ros_ik ament_python package."""
 
 from glob import glob
@@ -37,11 +51,11 @@ setup(
     license='Apache-2.0',
     entry_points={
         'console_scripts': [
-            'ik_node = ros_ik.node.ik_node:main',
+            'ik_node = ros_ik.tools.executables:ik_node',
             'ros_ik_demo = ros_ik.tools.demo:main',
             'ros_ik_report = ros_ik.tools.report:main',
-            'sim_arm = ros_ik.tools.sim_arm:main',
-            'target_marker = ros_ik.tools.target_marker:main',
+            'sim_arm = ros_ik.tools.executables:sim_arm',
+            'target_marker = ros_ik.tools.executables:target_marker',
         ],
     },
 )

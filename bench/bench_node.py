@@ -1,3 +1,17 @@
+# Copyright 2026 ros_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """
 Node benchmark: motion limits and reach over random-target sessions; latency and rate.
 
@@ -38,7 +52,7 @@ from typing import List
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPOSITORY)
 os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
-os.environ['ROS_DOMAIN_ID'] = str(random.SystemRandom().randint(150, 200))
+os.environ.setdefault('ROS_DOMAIN_ID', str(random.SystemRandom().randint(1, 100)))
 
 from geometry_msgs.msg import PoseStamped  # noqa: E402
 import numpy as np  # noqa: E402

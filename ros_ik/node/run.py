@@ -1,10 +1,37 @@
-"""The shared ``main()`` of ros_ik's executables: start-up errors exit 1, Ctrl-C exits 0."""
+# Copyright 2026 ros_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The shared ``main()`` of ros_ik's executables: start-up errors exit 1, SIGINT/SIGTERM exit 0.
+
+rclpy's own signal handler shuts the context down from inside the signal, while a timer
+callback may be publishing: that callback then fails (``publisher's context is invalid``)
+and the process exits 1 with a traceback. Instead SIGINT and SIGTERM only ask the spin loop
+to stop (:mod:`ros_ik.node.stop_signals`); it finishes the callback in progress, then the
+node is destroyed and rclpy shut down, in that order, so no callback ever runs on a dead
+context. A stop requested during start-up ends the process right after the node is built.
+"""
 
 from typing import Callable, List, Optional, Tuple, Type
 
 import rclpy
-from rclpy.executors import ExternalShutdownException
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
+from rclpy.signals import SignalHandlerOptions
+from ros_ik.node import stop_signals
+
+SPIN_PERIOD = 0.05  # s: the longest a stop request waits for the spin loop
 
 
 def run_node(create_node: Callable[[], Node], logger_name: str,
@@ -14,18 +41,28 @@ def run_node(create_node: Callable[[], Node], logger_name: str,
     Initialise rclpy, create and spin a node; return the process exit code.
 
     A ``startup_errors`` exception while creating the node is logged as fatal
-    (``cannot start: <reason>``) and gives 1; Ctrl-C or an external shutdown gives 0.
+    (``cannot start: <reason>``) and gives 1; SIGINT, SIGTERM or an external shutdown give 0,
+    also during start-up.
     """
-    with rclpy.init(args=args):
+    stop_signals.install()
+    stop = stop_signals.stop_requested
+    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    try:
         try:
             node = create_node()
         except startup_errors as error:
             rclpy.logging.get_logger(logger_name).fatal(f'cannot start: {error}')
             return 1
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
         try:
-            rclpy.spin(node)
-        except (KeyboardInterrupt, ExternalShutdownException):
+            while not stop.is_set() and rclpy.ok():
+                executor.spin_once(timeout_sec=SPIN_PERIOD)
+        except ExternalShutdownException:
             pass
         finally:
+            executor.shutdown()
             node.destroy_node()
+    finally:
+        rclpy.try_shutdown()
     return 0

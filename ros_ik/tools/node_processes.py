@@ -1,3 +1,17 @@
+# Copyright 2026 ros_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """
 ros_ik executables as child processes, and an rclpy peer node, for the demo and tests.
 
@@ -21,15 +35,42 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter as RosParameter
 
 
+PACKAGE_NAME = 'ros_ik'
+
+
+def executable_candidates(name: str) -> List[str]:
+    """
+    Return where a ros_ik executable may be installed, in the order they are tried.
+
+    A ROS install (colcon, ament_python) puts it in ``<prefix>/lib/ros_ik``, found through
+    the ament index (``AMENT_PREFIX_PATH``); ``pip install`` puts it beside the Python
+    interpreter (console scripts).
+    """
+    candidates = []
+    try:
+        from ament_index_python.packages import get_package_prefix, PackageNotFoundError
+        try:
+            candidates.append(os.path.join(get_package_prefix(PACKAGE_NAME), 'lib',
+                                           PACKAGE_NAME, name))
+        except (PackageNotFoundError, OSError):  # not indexed, or no AMENT_PREFIX_PATH
+            pass
+    except ImportError:
+        pass
+    candidates.append(os.path.join(os.path.dirname(sys.executable), name))
+    candidates.append(os.path.join(sys.prefix, 'lib', PACKAGE_NAME, name))
+    return candidates
+
+
 def executable(name: str) -> str:
-    """Return the path of a ros_ik console script: beside this Python, else on PATH."""
-    path = os.path.join(os.path.dirname(sys.executable), name)
-    if os.path.exists(path):
-        return path
+    """Return the path of a ros_ik executable: the first candidate found, else on PATH."""
+    for path in executable_candidates(name):
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
     found = shutil.which(name)
     if found is None:
-        raise FileNotFoundError(f'{name} is not installed next to {sys.executable} or on '
-                                'PATH; `make test` / `make demo` install the package')
+        raise FileNotFoundError(
+            f'{name} is not installed in any of {executable_candidates(name)} nor on PATH; '
+            '`colcon build` (then source install/setup.bash) or `make install` install it')
     return found
 
 
@@ -51,7 +92,8 @@ class NodeProcess:
 
     def output(self) -> str:
         """Return everything the process printed so far."""
-        self._log.flush()
+        if not self._log.closed:
+            self._log.flush()
         with open(self.log_path, encoding='utf-8') as log:
             return log.read()
 

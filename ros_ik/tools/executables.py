@@ -1,0 +1,49 @@
+# Copyright 2026 ros_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The console scripts: stop signals first, then the (slow) imports and the node's ``main``.
+
+Importing a node module loads rclpy, numba and the message packages (about a second); the
+stop-signal handlers are installed before that, so a stop at any moment exits 0.
+"""
+
+import sys
+
+from ros_ik.node import stop_signals
+
+
+def ik_node() -> int:
+    """Run the IK node."""
+    stop_signals.install()
+    from ros_ik.node.ik_node import main
+    return main()
+
+
+def sim_arm() -> int:
+    """Run the simulated arm."""
+    stop_signals.install()
+    from ros_ik.tools.sim_arm import main
+    return main()
+
+
+def target_marker() -> int:
+    """Run the drag target."""
+    stop_signals.install()
+    from ros_ik.tools.target_marker import main
+    return main()
+
+
+if __name__ == '__main__':
+    sys.exit(ik_node())

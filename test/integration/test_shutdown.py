@@ -1,0 +1,88 @@
+# Copyright 2026 ros_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Clean shutdown: SIGINT or SIGTERM at a random moment, during start-up or motion, exits 0.
+
+Each executable is stopped 20 times (alternating SIGINT and SIGTERM) at a random moment
+0.2 to 2.5 s after its start (imports, kernel loading, spinning), while the arm moves
+between two targets; every exit code must be 0 and no output may hold a traceback. (The
+first ~0.05 s are the Python interpreter's own start-up, before any ros_ik code can
+install a handler.)
+"""
+
+import importlib.util
+import random
+import signal
+
+from geometry_msgs.msg import PoseStamped
+import numpy as np
+import pytest
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_path,
+                                            bundled_urdf_path, load_bundled_chain)
+from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.node.messages import pose_message
+from ros_ik.tools.node_processes import NodeProcess, RosPeer
+
+RUNS = 20
+ARM = BUNDLED_ARMS['ur5']
+MODEL = {'robot_description_file': bundled_urdf_path('ur5'),
+         'joint_limits_file': bundled_joint_limits_path('ur5')}
+HOME = '[' + ', '.join(repr(v) for v in ARM.home) + ']'
+STARTS = {
+    'ik_node': lambda path: NodeProcess('ik_node', MODEL, path),
+    'sim_arm': lambda path: NodeProcess('sim_arm', {**MODEL, 'initial_positions': HOME,
+                                                    'strict': True}, path,
+                                        ['-r', 'joint_commands:=/ros_ik/joint_commands']),
+    'target_marker': lambda path: NodeProcess('target_marker', MODEL, path,
+                                              ['-r', 'target_pose:=/ros_ik/target_pose']),
+}
+
+
+@pytest.mark.parametrize('name', sorted(STARTS))
+def test_sigint_and_sigterm_at_any_moment_exit_zero(ros_domain_id, tmp_path, name):
+    """Stop the executable 20 times at random moments while the arm moves: exit 0."""
+    if name == 'target_marker' and importlib.util.find_spec('interactive_markers') is None:
+        pytest.skip('interactive_markers (ships with ROS 2 installs) is not installed')
+    partners = [STARTS[other](str(tmp_path / f'{other}.log'))
+                for other in ('ik_node', 'sim_arm') if other != name]
+    peer = RosPeer()
+    rng = random.Random(ros_domain_id)
+    try:
+        kinematics = ChainKinematics(load_bundled_chain('ur5'))
+        targets = []
+        for offset in (0.4, -0.4):
+            message = PoseStamped(pose=pose_message(kinematics.tip_pose(
+                np.array(ARM.home) + offset)))
+            message.header.frame_id = ARM.base_link
+            targets.append(message)
+        publisher = peer.node.create_publisher(PoseStamped, '/ros_ik/target_pose', QoSProfile(
+            depth=1, reliability=ReliabilityPolicy.RELIABLE,
+            durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        peer.node.create_timer(1.0, lambda: publisher.publish(targets[rng.randrange(2)]))
+        for run in range(RUNS):
+            process = STARTS[name](str(tmp_path / f'{name}_{run}.log'))
+            peer.spin_until(lambda: process.process.poll() is not None, rng.uniform(0.2, 2.5))
+            stop_signal = signal.SIGINT if run % 2 == 0 else signal.SIGTERM
+            process.process.send_signal(stop_signal)
+            code = process.wait(timeout=15.0)
+            process.stop()
+            output = process.output()
+            assert code == 0, f'run {run}, {stop_signal.name}: exit {code}\n{output}'
+            assert 'Traceback' not in output, f'run {run}, {stop_signal.name}:\n{output}'
+    finally:
+        peer.close()
+        for partner in partners:
+            partner.stop()
