@@ -15,21 +15,27 @@
 """
 Launch the demo: simulated arm + IK node + robot_state_publisher + RViz.
 
-Takes every argument of ``ik.launch.py`` (arm, urdf_file, base_link, tip_link, mode,
-command_type, params_file, namespace, target_topic, point_topic, command_topic) plus
-``use_sim`` (the kinematic simulated arm; ``false`` to drive a real arm's controllers),
-``use_rsp`` (robot_state_publisher for TF), ``use_rviz``, ``rviz_config`` and
-``use_marker`` (the 6-DOF drag target). By default the drag target, RViz's 2D Goal Pose
-(``/goal_pose``) and Publish Point (``/clicked_point``) all drive the arm.
+Takes every argument of ``ik.launch.py`` (arm, urdf_file, base_link, tip_link,
+joint_limits_file, mode, command_type, params_file, namespace, target_topic, point_topic,
+command_topic) plus ``use_sim`` (the kinematic simulated arm, strict like a real
+controller; ``false`` to drive a real arm's controllers), ``use_rsp``
+(robot_state_publisher for TF), ``use_rviz``, ``rviz_config`` (its fixed frame is set to
+the chain's base with ``rviz2 -f``) and ``use_marker`` (the 6-DOF drag target). By default
+the drag target, RViz's 2D Goal Pose (``goal_pose``) and Publish Point (``clicked_point``)
+all drive the arm; every topic is relative, so ``namespace`` applies to all of it. Optional
+parts that are not installed (robot_state_publisher, rviz2, interactive_markers) are left
+out with a warning before anything starts.
 """
 
 import importlib.util
 import os
-import tempfile
+from typing import Dict
+
+from ament_index_python.packages import get_package_prefix, PackageNotFoundError
 
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, OpaqueFunction
-from launch.conditions import IfCondition
+from launch.actions import (DeclareLaunchArgument, IncludeLaunchDescription, LogInfo,
+                            OpaqueFunction)
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
@@ -57,55 +63,83 @@ DEMO_ARGUMENTS = (
     ('use_rviz', 'true', 'start RViz'),
     ('use_marker', 'true', 'start the 6-DOF drag target (interactive marker) for RViz'),
     ('rviz_config', os.path.join(SHARE, 'config', 'demo.rviz'), 'RViz configuration'),
-    ('goal_topic', '/goal_pose', 'remap ~/planar_goal (RViz 2D Goal Pose)'),
-    ('point_topic', '/clicked_point', 'remap ~/target_point (RViz Publish Point)'),
+    ('goal_topic', 'goal_pose', 'remap ~/planar_goal (RViz 2D Goal Pose; relative, so it '
+                                'follows namespace as RViz does)'),
+    ('point_topic', 'clicked_point', 'remap ~/target_point (RViz Publish Point)'),
 )
 
 
-def rviz_config_for(path: str, fixed_frame: str) -> str:
-    """Return a copy of the RViz config whose fixed frame is the chain's base link."""
-    with open(path, encoding='utf-8') as config:
-        text = config.read().replace('Fixed Frame: base_link', f'Fixed Frame: {fixed_frame}')
-    handle, copy = tempfile.mkstemp(prefix='ros_ik_', suffix='.rviz')
-    with os.fdopen(handle, 'w', encoding='utf-8') as config:
-        config.write(text)
-    return copy
+def missing_parts(wanted: Dict[str, bool]) -> Dict[str, str]:
+    """
+    Return the optional parts that are wanted but not installed, with what is missing.
+
+    ``wanted``: part -> whether its ``use_*`` argument is true. robot_state_publisher and
+    rviz2 are ROS packages (looked up in the ament index), the drag target needs the
+    interactive_markers Python package.
+    """
+    missing = {}
+    for part, package in (('use_rsp', 'robot_state_publisher'), ('use_rviz', 'rviz2')):
+        if wanted[part]:
+            try:
+                get_package_prefix(package)
+            except (PackageNotFoundError, OSError):
+                missing[part] = f'package {package} is not installed'
+    if wanted['use_marker'] and importlib.util.find_spec('interactive_markers') is None:
+        missing['use_marker'] = ('the interactive_markers Python package (for the drag '
+                                 'target) is not installed')
+    return missing
 
 
 def companions(context):
-    """Return the simulated arm, drag target, robot_state_publisher and RViz for the arm."""
+    """
+    Return the simulated arm, drag target, robot_state_publisher and RViz for the arm.
+
+    Optional parts that are not installed are left out with a warning naming them, before
+    anything starts. Topic names are relative, so ``namespace`` reaches every node and the
+    RViz config; ``target_topic`` and ``command_topic`` remaps reach the drag target and
+    the simulated arm too.
+    """
     value = context.perform_substitution
-    setup = choose_arm(value(LaunchConfiguration('arm')),
-                       value(LaunchConfiguration('urdf_file')),
-                       value(LaunchConfiguration('base_link')),
-                       value(LaunchConfiguration('tip_link')), os.path.join(SHARE, 'urdf'),
-                       value(LaunchConfiguration('joint_limits_file')))
-    namespace = value(LaunchConfiguration('namespace'))
-    sim_input = COMMAND_TOPICS[value(LaunchConfiguration('command_type'))]
+    argument = {name: value(LaunchConfiguration(name)) for name in (
+        'arm', 'urdf_file', 'xacro_args', 'base_link', 'tip_link', 'joint_limits_file',
+        'namespace',
+        'command_type', 'target_topic', 'command_topic', 'rviz_config')}
+    setup = choose_arm(argument['arm'], argument['urdf_file'], argument['base_link'],
+                       argument['tip_link'], os.path.join(SHARE, 'urdf'),
+                       argument['joint_limits_file'], argument['xacro_args'])
+    wanted = {part: value(LaunchConfiguration(part)).lower() in ('true', '1')
+              for part in ('use_sim', 'use_rsp', 'use_rviz', 'use_marker')}
+    missing = missing_parts(wanted)
+    actions = [LogInfo(msg=f'WARNING: {reason}: starting without it ({part}:=false to '
+                           'silence this)') for part, reason in missing.items()]
+    namespace = argument['namespace']
+    sim_input = COMMAND_TOPICS[argument['command_type']]
     description = ParameterValue(setup.urdf_text(), value_type=str)
     initial = [float(v) for v in setup.home] or [0.0]
-    return [
-        Node(package='ros_ik', executable='sim_arm', name='sim_arm', namespace=namespace,
-             output='screen', condition=IfCondition(LaunchConfiguration('use_sim')),
-             remappings=[(sim_input, f'ros_ik/{sim_input}')],
-             parameters=[{'robot_description': description, 'base_link': setup.base_link,
-                          'tip_link': setup.tip_link, 'initial_positions': initial,
-                          'joint_limits_file': setup.joint_limits_file, 'strict': True}]),
-        Node(package='ros_ik', executable='target_marker', name='ik_target_marker',
-             namespace=namespace, output='screen',
-             condition=IfCondition(LaunchConfiguration('use_marker')),
-             remappings=[('target_pose', 'ros_ik/target_pose')],
-             parameters=[{'robot_description': description, 'base_link': setup.base_link,
-                          'tip_link': setup.tip_link}]),
-        Node(package='robot_state_publisher', executable='robot_state_publisher',
-             namespace=namespace, output='screen',
-             condition=IfCondition(LaunchConfiguration('use_rsp')),
-             parameters=[{'robot_description': description}]),
-        Node(package='rviz2', executable='rviz2', namespace=namespace, output='screen',
-             arguments=['-d', rviz_config_for(value(LaunchConfiguration('rviz_config')),
-                                              setup.base_link)],
-             condition=IfCondition(LaunchConfiguration('use_rviz'))),
-    ]
+    nodes = {
+        'use_sim': Node(
+            package='ros_ik', executable='sim_arm', name='sim_arm', namespace=namespace,
+            output='screen',
+            remappings=[(sim_input, argument['command_topic'] or f'ros_ik/{sim_input}')],
+            parameters=[{'robot_description': description, 'base_link': setup.base_link,
+                         'tip_link': setup.tip_link, 'initial_positions': initial,
+                         'joint_limits_file': setup.joint_limits_file, 'strict': True}]),
+        'use_marker': Node(
+            package='ros_ik', executable='target_marker', name='ik_target_marker',
+            namespace=namespace, output='screen',
+            remappings=[('target_pose', argument['target_topic'] or 'ros_ik/target_pose')],
+            parameters=[{'robot_description': description, 'base_link': setup.base_link,
+                         'tip_link': setup.tip_link}]),
+        'use_rsp': Node(
+            package='robot_state_publisher', executable='robot_state_publisher',
+            namespace=namespace, output='screen',
+            parameters=[{'robot_description': description}]),
+        'use_rviz': Node(
+            package='rviz2', executable='rviz2', namespace=namespace, output='screen',
+            arguments=['-d', argument['rviz_config'], '-f', setup.base_link]),
+    }
+    return actions + [node for part, node in nodes.items()
+                      if wanted[part] and part not in missing]
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -116,8 +150,10 @@ def generate_launch_description() -> LaunchDescription:
     arguments += [DeclareLaunchArgument(name, default_value=default, description=description)
                   for name, default, description in ik_arguments() if name not in demo_names]
     forwarded = {name: LaunchConfiguration(name) for name, _, _ in ik_arguments()}
+    # The companions (and their checks) come first: a bad argument fails the launch before
+    # any process starts.
     return LaunchDescription(arguments + [
+        OpaqueFunction(function=companions),
         IncludeLaunchDescription(PythonLaunchDescriptionSource(IK_LAUNCH),
                                  launch_arguments=forwarded.items()),
-        OpaqueFunction(function=companions),
     ])

@@ -40,8 +40,9 @@ from ros_ik.tools.arm_selection import choose_arm
 SHARE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ARGUMENTS = (
     ('arm', DEFAULT_ARM, 'bundled arm: ' + ', '.join(BUNDLED_ARMS)),
-    ('urdf_file', '', 'URDF file of your robot (instead of a bundled arm; needs base_link '
-                      'and tip_link)'),
+    ('urdf_file', '', 'URDF or .xacro file of your robot (instead of a bundled arm; needs '
+                      'base_link and tip_link)'),
+    ('xacro_args', '', 'arguments of a .xacro urdf_file, "name:=value name2:=value2"'),
     ('base_link', '', 'chain base link (default: that of the bundled arm)'),
     ('tip_link', '', 'chain tip link (default: that of the bundled arm)'),
     ('joint_limits_file', '', 'MoveIt-style joint_limits.yaml (acceleration and jerk limits; '
@@ -72,7 +73,7 @@ def ik_node(context, **node_options) -> Node:
     argument = {name: value(LaunchConfiguration(name)) for name, _, _ in ARGUMENTS}
     setup = choose_arm(argument['arm'], argument['urdf_file'], argument['base_link'],
                        argument['tip_link'], os.path.join(SHARE, 'urdf'),
-                       argument['joint_limits_file'])
+                       argument['joint_limits_file'], argument['xacro_args'])
     remappings = [(source, target) for source, target in (
         ('~/target_pose', argument['target_topic']),
         ('~/planar_goal', argument['goal_topic']),

@@ -114,7 +114,11 @@ class Settings:
         '', 'URDF XML of the robot (robot_state_publisher convention); empty: read '
         'robot_description_file, else wait for the robot_description topic', read_only=True)
     robot_description_file: str = _parameter(
-        '', 'path of a URDF file, used when robot_description is empty', read_only=True)
+        '', 'path of a URDF or .xacro file, used when robot_description is empty',
+        read_only=True)
+    xacro_args: str = _parameter(
+        '', 'arguments for a .xacro robot_description_file, "name:=value name2:=value2"',
+        read_only=True)
     base_link: str = _parameter('base_link', 'chain base link: frame of targets and FK',
                                 read_only=True)
     tip_link: str = _parameter('tool0', 'chain tip link: the frame driven to the target',

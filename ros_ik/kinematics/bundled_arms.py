@@ -68,7 +68,9 @@ DEFAULT_ARM = 'ur5'
 def urdf_directory() -> str:
     """Return the folder holding the bundled URDFs (installed ``share/ros_ik`` or source)."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    site_packages_prefix = os.path.dirname(os.path.dirname(os.path.dirname(package)))
+    # <prefix>/lib/pythonX.Y/site-packages/ros_ik -> <prefix>
+    site_packages_prefix = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.dirname(package))))
     candidates = [os.path.join(site_packages_prefix, 'share', PACKAGE_NAME, 'urdf'),
                   os.path.join(sys.prefix, 'share', PACKAGE_NAME, 'urdf'),
                   os.path.join(os.path.dirname(package), 'urdf')]

@@ -18,12 +18,14 @@ Parse a URDF (string or file) into a :class:`ros_ik.kinematics.chain.Chain`.
 The chain is found by walking from ``tip_link`` to ``base_link`` through the child ->
 parent map, so branches elsewhere in the tree are ignored. Joint origins ``xyz``/``rpy``
 become ``T = Trans(xyz) Rz(yaw) Ry(pitch) Rx(roll)``; fixed joints are folded into the
-neighbouring constant transforms; axes are normalised (URDF default ``1 0 0``).
+neighbouring constant transforms; axes are normalised (URDF default ``1 0 0``). Files
+ending in ``.xacro`` are expanded with xacro first (as vendors ship their arms).
 """
 
 import contextlib
 import io
 import os
+import shlex
 from typing import Dict, List
 import xml.etree.ElementTree
 
@@ -40,12 +42,47 @@ FIXED = 'fixed'
 AXIS_EPSILON = 1e-12
 
 
-def load_urdf_file(path: str, base_link: str, tip_link: str) -> Chain:
-    """Read the URDF file at ``path`` and return the chain from ``base_link`` to ``tip_link``."""
+def load_urdf_file(path: str, base_link: str, tip_link: str, xacro_args: str = '') -> Chain:
+    """Read the URDF (or xacro) file ``path``; return its chain ``base_link`` -> ``tip_link``."""
+    return load_urdf_string(read_robot_description(path, xacro_args), base_link, tip_link)
+
+
+def xacro_mappings(xacro_args: str) -> Dict[str, str]:
+    """Return ``{name: value}`` of ``'name:=value name2:="a b"'`` (shell quoting allowed)."""
+    mappings = {}
+    for word in shlex.split(xacro_args):
+        name, separator, value = word.partition(':=')
+        if not separator or not name:
+            raise MalformedUrdfError(f'xacro argument "{word}" is not name:=value')
+        mappings[name] = value
+    return mappings
+
+
+def read_robot_description(path: str, xacro_args: str = '') -> str:
+    """
+    Return the URDF XML of the file at ``path``.
+
+    A ``*.xacro`` file is expanded with the xacro package (its ``$(find pkg)`` resolves
+    through the ament index) and ``xacro_args`` (``'name:=value ...'``); any other file is
+    read as it is. Raises :class:`MalformedUrdfError` naming the problem.
+    """
     if not os.path.isfile(path):
         raise MalformedUrdfError(f'URDF file "{path}" does not exist')
-    with open(path, encoding='utf-8') as urdf_file:
-        return load_urdf_string(urdf_file.read(), base_link, tip_link)
+    if not path.endswith('.xacro'):
+        with open(path, encoding='utf-8') as urdf_file:
+            return urdf_file.read()
+    try:
+        import xacro
+    except ImportError as error:
+        raise MalformedUrdfError(f'"{path}" is a xacro file but the xacro package is not '
+                                 'installed (pip install xacro, or apt install '
+                                 'ros-<distro>-xacro)') from error
+    mappings = xacro_mappings(xacro_args)
+    try:
+        return xacro.process_file(path, mappings=mappings).toxml()
+    except Exception as error:  # xacro raises XacroException, XML and name errors
+        raise MalformedUrdfError(f'xacro could not expand "{path}" with arguments '
+                                 f'{mappings}: {error}') from error
 
 
 def load_urdf_string(xml_text: str, base_link: str, tip_link: str) -> Chain:

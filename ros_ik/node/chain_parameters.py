@@ -25,13 +25,17 @@ from ros_ik.kinematics.urdf_loader import load_urdf_file, load_urdf_string
 # The companions read the URDF once at start-up (no topic): their own descriptions, the
 # IK node's defaults.
 DESCRIPTIONS = {'robot_description': 'URDF XML (empty: robot_description_file)',
-                'robot_description_file': 'URDF file path',
+                'robot_description_file': 'URDF or .xacro file path',
+                'xacro_args': 'arguments of a .xacro file, "name:=value ..."',
                 'base_link': 'chain base link', 'tip_link': 'chain tip link'}
 
 
 def declare_and_load_chain(node: Node) -> Chain:
     """
-    Declare ``robot_description``, ``robot_description_file``, ``base_link``, ``tip_link``.
+    Declare the robot model parameters and load the chain they name.
+
+    The parameters: ``robot_description``, ``robot_description_file``, ``xacro_args``,
+    ``base_link``, ``tip_link``.
 
     Return the chain they name: from the URDF text if given, else from the file (raises
     ``UrdfError`` subclasses naming the problem).
@@ -44,7 +48,8 @@ def declare_and_load_chain(node: Node) -> Chain:
     text = node.get_parameter('robot_description').value
     if text:
         return load_urdf_string(text, base, tip)
-    return load_urdf_file(node.get_parameter('robot_description_file').value, base, tip)
+    return load_urdf_file(node.get_parameter('robot_description_file').value, base, tip,
+                          node.get_parameter('xacro_args').value)
 
 
 def declare_and_load_motion_limits(node: Node, chain: Chain) -> ResolvedLimits:

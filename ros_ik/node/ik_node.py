@@ -40,6 +40,7 @@ from ros_ik.control.motion_limit_sources import (JointLimitsError, LimitDefaults
 from ros_ik.control.parameters import PARAMETER_TABLE, ParameterError
 from ros_ik.kinematics.kernel_warm_up import warm_up_kernels
 from ros_ik.kinematics.urdf_errors import UrdfError
+from ros_ik.kinematics.urdf_loader import read_robot_description
 from ros_ik.node.messages import (command_message, COMMAND_MESSAGES, diagnostics, format_value,
                                   ik_markers, pose_components)
 from ros_ik.node.parameter_declarations import (as_declared_types,
@@ -112,13 +113,12 @@ class IkNode(Node):
 
     # ----------------------------------------------------------------- set-up
     def _load_robot_model(self) -> None:
-        """Build the arm from the parameter or file; else wait for the topic."""
+        """Build the arm from the parameter or the URDF (or xacro) file; else wait for it."""
         urdf_text = self._settings.robot_description
         path = self._settings.robot_description_file
         if not urdf_text and path:
             try:
-                with open(path, encoding='utf-8') as urdf_file:
-                    urdf_text = urdf_file.read()
+                urdf_text = read_robot_description(path, self._settings.xacro_args)
             except OSError as error:
                 raise ConfigurationError(
                     f'cannot read robot_description_file "{path}": {error.strerror}') from error

@@ -32,7 +32,7 @@ from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, DEFAULT_ARM, urdf_directory
 from ros_ik.kinematics.chain import Chain
 from ros_ik.kinematics.task_space import axes_text, FULL_POSE_ROWS
-from ros_ik.kinematics.urdf_loader import load_urdf_file
+from ros_ik.kinematics.urdf_loader import load_urdf_string, read_robot_description
 from ros_ik.trajectory.motion_limits import MotionLimits
 
 
@@ -47,6 +47,7 @@ class ArmChoice:
     task_rows: Tuple[int, ...]
     home: Tuple[float, ...]
     joint_limits_file: str = ''
+    xacro_args: str = ''
 
     @property
     def task_axes(self) -> str:
@@ -54,9 +55,8 @@ class ArmChoice:
         return axes_text(self.task_rows)
 
     def urdf_text(self) -> str:
-        """Return the URDF XML."""
-        with open(self.urdf_path, encoding='utf-8') as urdf:
-            return urdf.read()
+        """Return the URDF XML (a .xacro file expanded with ``xacro_args``)."""
+        return read_robot_description(self.urdf_path, self.xacro_args)
 
 
 @dataclass(frozen=True)
@@ -80,14 +80,16 @@ class SelectedArm:
 
 
 def choose_arm(arm: str, urdf_file: str = '', base_link: str = '', tip_link: str = '',
-               urdf_folder: Optional[str] = None, joint_limits_file: str = '') -> ArmChoice:
+               urdf_folder: Optional[str] = None, joint_limits_file: str = '',
+               xacro_args: str = '') -> ArmChoice:
     """
     Return the arm chosen by a bundled name or a URDF file with its links.
 
     ``urdf_file`` if given (then ``base_link`` and ``tip_link`` are required), else the
     bundled ``arm`` from ``urdf_folder`` (default: the installed ``urdf/``), whose links can
-    be overridden. ``joint_limits_file`` overrides a bundled arm's limits file. Raises
-    ``ValueError`` naming the problem.
+    be overridden. ``joint_limits_file`` overrides a bundled arm's limits file;
+    ``xacro_args`` are for a ``.xacro`` ``urdf_file``. Raises ``ValueError`` naming the
+    problem.
     """
     limits = joint_limits_file
     if urdf_file:
@@ -107,14 +109,18 @@ def choose_arm(arm: str, urdf_file: str = '', base_link: str = '', tip_link: str
         if file_path and not os.path.isfile(file_path):
             raise ValueError(f'{kind} file "{file_path}" does not exist')
     return ArmChoice(label=label, urdf_path=path, base_link=base_link, tip_link=tip_link,
-                     task_rows=rows, home=tuple(home), joint_limits_file=limits)
+                     task_rows=rows, home=tuple(home), joint_limits_file=limits,
+                     xacro_args=xacro_args)
 
 
 def add_arm_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--arm``, ``--urdf``, ``--base-link`` and ``--tip-link`` to ``parser``."""
     parser.add_argument('--arm', choices=sorted(BUNDLED_ARMS), default=DEFAULT_ARM,
                         help='bundled arm (default: %(default)s)')
-    parser.add_argument('--urdf', help='a URDF file to use instead of a bundled arm')
+    parser.add_argument('--urdf', help='a URDF (or .xacro) file to use instead of a bundled '
+                        'arm')
+    parser.add_argument('--xacro-args', default='', help='arguments of a .xacro file, '
+                        '"name:=value ..."')
     parser.add_argument('--base-link', help='chain base link (with --urdf)')
     parser.add_argument('--tip-link', help='chain tip link (with --urdf)')
     parser.add_argument('--joint-limits', help='a MoveIt-style joint_limits.yaml (default: '
@@ -124,8 +130,9 @@ def add_arm_arguments(parser: argparse.ArgumentParser) -> None:
 def load_selected_arm(args: argparse.Namespace) -> SelectedArm:
     """Load the arm named by the arguments of :func:`add_arm_arguments` (UrdfError, ValueError)."""
     choice = choose_arm(args.arm, args.urdf or '', args.base_link or '', args.tip_link or '',
-                        joint_limits_file=args.joint_limits or '')
-    chain = load_urdf_file(choice.urdf_path, choice.base_link, choice.tip_link)
+                        joint_limits_file=args.joint_limits or '',
+                        xacro_args=args.xacro_args)
+    chain = load_urdf_string(choice.urdf_text(), choice.base_link, choice.tip_link)
     home = np.array(choice.home) if choice.home else chain.middle_configuration()
     limits = resolve_motion_limits(chain, choice.joint_limits_file,
                                    LimitDefaults.of(Settings()), {}).limits

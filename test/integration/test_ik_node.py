@@ -20,6 +20,7 @@ joint command it receives, closing the loop across processes.
 """
 
 import math
+import os
 import time
 from typing import List
 
@@ -485,3 +486,15 @@ def test_robot_description_from_latched_topic(peer, start_node):
     assert peer.spin_until(lambda: len(manipulability.messages) > 3, 15.0)
     assert manipulability.last().data == pytest.approx(3.0)
     assert 'waiting for the robot_description topic' in process.output()
+
+
+def test_a_xacro_robot_description_file_with_arguments(peer, start_node):
+    """Check a .xacro arm with upper_length:=1.2: w = L1 L2 sin(theta2) = 1.2 * 1.5."""
+    xacro_file = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                              'data', 'planar_arm.urdf.xacro')
+    start_node('planar_2link', robot_description_file=xacro_file,
+               xacro_args='"upper_length:=1.2"', joint_limits_file=None)
+    manipulability = Collector(peer, Float64, '/ros_ik/manipulability')
+    EchoArm(peer, ['shoulder', 'elbow'], [0.3, math.pi / 2])
+    assert peer.spin_until(lambda: len(manipulability.messages) > 3, 15.0)
+    assert manipulability.last().data == pytest.approx(1.8)

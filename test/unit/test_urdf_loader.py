@@ -14,6 +14,9 @@
 
 """URDF -> chain: folding of fixed joints, joint types, limits and every error message."""
 
+import math
+import os
+
 import numpy as np
 import pytest
 from ros_ik.kinematics.chain import CONTINUOUS, PRISMATIC, REVOLUTE
@@ -134,3 +137,33 @@ def test_missing_file_is_reported(tmp_path):
     path = tmp_path / 'missing.urdf'
     with pytest.raises(MalformedUrdfError, match=f'URDF file "{path}" does not exist'):
         load_urdf_file(str(path), 'a', 'b')
+
+
+XACRO_ARM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'data',
+                         'planar_arm.urdf.xacro')
+
+
+@pytest.mark.parametrize('arguments, upper_length', [('', 2.0), ('upper_length:=1.2', 1.2)])
+def test_a_xacro_file_is_expanded_with_its_arguments(arguments, upper_length):
+    """Check det J = L1 L2 sin(theta2) of a xacro arm, L1 set by a xacro argument."""
+    chain = load_urdf_file(XACRO_ARM, 'base_link', 'tool0', arguments)
+    assert chain.joint_names == ('shoulder', 'elbow')
+    J = ChainKinematics(chain).jacobian(np.array([0.3, math.pi / 2]))[:2]
+    assert np.linalg.det(J) == pytest.approx(upper_length * 1.5, abs=1e-12)
+
+
+def test_xacro_prefix_argument_renames_the_links():
+    """Check a prefix argument (as vendors use for several arms) reaches link names."""
+    chain = load_urdf_file(XACRO_ARM, 'left_base_link', 'left_tool0', 'prefix:=left_')
+    assert chain.joint_names == ('left_shoulder', 'left_elbow')
+
+
+def test_bad_xacro_arguments_and_files_are_named(tmp_path):
+    """Check a malformed argument and a xacro error (undefined property) give a UrdfError."""
+    with pytest.raises(UrdfError, match='xacro argument "upper_length" is not name:=value'):
+        load_urdf_file(XACRO_ARM, 'base_link', 'tool0', 'upper_length')
+    broken = tmp_path / 'broken.urdf.xacro'
+    broken.write_text('<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="b">'
+                      '<link name="${missing}"/></robot>')
+    with pytest.raises(UrdfError, match='xacro could not expand .*broken.urdf.xacro'):
+        load_urdf_file(str(broken), 'a', 'b')
