@@ -26,9 +26,8 @@ import tempfile
 
 import pytest
 
+launch = pytest.importorskip('launch', reason='launch is not installed (it ships with ROS 2)')
 pytest.importorskip('launch_ros', reason='launch_ros is not installed (it ships with ROS 2)')
-from launch import LaunchContext  # noqa: E402
-from launch.actions import DeclareLaunchArgument  # noqa: E402
 
 LAUNCH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), 'launch')
@@ -40,9 +39,9 @@ def evaluated(name: str, **arguments):
                                                   os.path.join(LAUNCH, name))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    context = LaunchContext()
+    context = launch.LaunchContext()
     for entity in module.generate_launch_description().entities:
-        if isinstance(entity, DeclareLaunchArgument):
+        if isinstance(entity, launch.actions.DeclareLaunchArgument):
             default = entity.default_value[0].text if entity.default_value else ''
             context.launch_configurations[entity.name] = arguments.get(entity.name, default)
     return module, context
