@@ -393,8 +393,7 @@ def test_bad_inputs_are_survived_with_clear_warnings(peer, start_node):
 
 @pytest.mark.parametrize('parameters, expected', [
     ({'robot_description_file': '/nonexistent/arm.urdf'},
-     'cannot start: cannot read robot_description_file "/nonexistent/arm.urdf": '
-     'No such file or directory'),
+     'cannot start: URDF file "/nonexistent/arm.urdf" does not exist'),
     ({'robot_description': '"<robot name=\'r\'><link name=\'a\'/"'},
      'cannot start: malformed URDF: unclosed token'),
     ({'tip_link': 'gripper'}, 'cannot start: tip link "gripper" is not in the URDF of robot '
