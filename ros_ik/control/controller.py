@@ -62,6 +62,8 @@ import numpy as np
 from ros_ik.control.arm import ControlledArm
 from ros_ik.control.command_history import CommandHistory
 from ros_ik.control.goal_modes import planar_goal_target, point_target
+from ros_ik.control.jogging import (describe, jog_goal, JogCommand,
+                                    joint_velocity_command)
 from ros_ik.control.joint_state_cache import JointStateCache
 from ros_ik.control.motion_limit_sources import LimitDefaults, resolve_motion_limits
 from ros_ik.control.parameters import Settings
@@ -122,6 +124,7 @@ class Goal:
 
     q: Optional[np.ndarray]
     speed_fraction: float = 1.0
+    velocity_caps: Optional[np.ndarray] = None
 
 
 @dataclass(frozen=True)
@@ -178,6 +181,7 @@ class IkController:
         self.joints = JointStateCache(arm.chain.joint_names)
         self.status = CycleStatus('WARN', 'waiting for joint_states')
         self._target: Optional[Target] = None
+        self._jog: Optional[JogCommand] = None
         self._target_sequence = 0
         self._solved_sequence = -1
         self._solve_attempts = 0
@@ -235,7 +239,40 @@ class IkController:
         position_only = kind == 'point' and self.settings.point_orientation == 'free'
         self._target = Target(frame_id, check.T_frame_target, kind, position_only,
                               self._target_sequence)
+        self._jog = None  # the newest input drives the arm
         return notices
+
+    def set_twist(self, frame_id: str, linear: Sequence[float], angular: Sequence[float],
+                  receive_time: float) -> List[Notice]:
+        """
+        Take a jog twist (m/s, rad/s) in ``frame_id`` received at ``receive_time`` (s).
+
+        An empty frame means ``twist_frame`` (itself empty: the tip link). The jog takes
+        over from a pose target; see :mod:`ros_ik.control.jogging`.
+        """
+        values = np.concatenate([np.asarray(linear, dtype=float),
+                                 np.asarray(angular, dtype=float)])
+        if values.shape != (6,) or not np.all(np.isfinite(values)):
+            return [Notice('warn', 'jog:twist', f'jog twist ignored: not 6 finite values: '
+                           f'{values.tolist()}')]
+        chain = self.arm.chain
+        frame = frame_id or self.settings.twist_frame or chain.tip_link
+        if frame not in chain.frame_names:
+            return [Notice('warn', 'jog:frame', f'jog twist ignored: unknown frame "{frame}"; '
+                           f'use one of {known_frames(chain)}')]
+        self._jog = JogCommand('twist', frame, values, receive_time)
+        self._target = None
+        return []
+
+    def set_joint_jog(self, names: Sequence[str], velocities: Sequence[float],
+                      receive_time: float) -> List[Notice]:
+        """Take joint velocities (rad/s or m/s) by name; the jog takes over from a target."""
+        qdot, problem = joint_velocity_command(self.arm.chain.joint_names, names, velocities)
+        if qdot is None:
+            return [Notice('warn', 'jog:joints', problem)]
+        self._jog = JogCommand('joint', '', qdot, receive_time)
+        self._target = None
+        return []
 
     # ------------------------------------------------------------------- cycle
     def cycle(self, now: float) -> CycleResult:
@@ -255,7 +292,7 @@ class IkController:
         age = self.joints.age(now)
         stale = age > settings.joint_state_timeout
         if self._motion is None:
-            if stale or self._target is None:
+            if stale or (self._target is None and self._jog is None):
                 self.status = (CycleStatus('ERROR', f'joint states are stale ({age:.2f} s '
                                            'old); no commands', values) if stale
                                else CycleStatus('OK', 'no target yet', values))
@@ -272,7 +309,7 @@ class IkController:
             notices.append(Notice('warn', 'joint_states:stale', message))
         else:
             level, message, goal, tracking = self._tracking_goal(q_measured, T_base_tip,
-                                                                 values, notices, dt)
+                                                                 values, notices, dt, now)
         step = self._advance(goal, dt, notices)
         if level == 'OK' and measures.sigma_min < settings.singularity_warning:
             level, message = 'WARN', (f'near a singularity: sigma_min '
@@ -301,7 +338,7 @@ class IkController:
         generator, state = self._generator(), self._motion
         step = None
         if goal.q is not None and np.all(np.isfinite(goal.q)):
-            step = generator.step(state, goal.q, dt, goal.speed_fraction)
+            step = generator.step(state, goal.q, dt, goal.speed_fraction, goal.velocity_caps)
         elif goal.q is not None:
             notices.append(Notice('warn', 'command:non_finite', 'the goal is not finite '
                                   '(numeric overflow); braking to rest'))
@@ -317,7 +354,8 @@ class IkController:
         return step
 
     def _tracking_goal(self, q_measured: np.ndarray, T_base_tip: np.ndarray,
-                       values: Dict[str, object], notices: List[Notice], dt: float):
+                       values: Dict[str, object], notices: List[Notice], dt: float,
+                       now: float):
         """Return (level, message, goal, tracking) while joint states are fresh."""
         settings, arm = self.settings, self.arm
         lag = self._history.lag(q_measured)
@@ -335,6 +373,9 @@ class IkController:
                            f'{settings.max_tracking_error}); braking and waiting for it')
                 notices.append(Notice('warn', 'command:lag', message))
                 return 'WARN', message, Goal(None), None
+        if self._jog is not None:
+            return self._jog_cycle(values, now) + (None,)
+        values['input'] = 'target' if self._target is not None else 'none'
         if self._target is None:
             return 'OK', 'no target', Goal(None), None
         target = self._resolve_target(self._target, self._motion.position)
@@ -343,6 +384,23 @@ class IkController:
         level, message, goal, extra = cycle(target, mask, notices, dt)
         values.update(extra)
         return level, message, goal, (T_base_tip, target.T_base_target, np.array(mask))
+
+    def _jog_cycle(self, values: Dict[str, object], now: float):
+        """Return (level, message, goal) of a jog cycle; a stale jog brakes to rest."""
+        settings, jog = self.settings, self._jog
+        values.update(describe(jog))
+        if now - jog.receive_time > settings.jog_timeout:
+            return 'OK', 'jog over (no command for jog_timeout): at rest', Goal(None)
+        options = ServoOptions(velocity_limits=settings.velocity_scale * self.limits.velocity,
+                               orientation_weight=settings.orientation_weight,
+                               mask=self.arm.task_mask(False), damping=self._damping())
+        goal = jog_goal(self.arm, self.limits, options, self._motion.position, jog,
+                        (settings.jog_linear_scale, settings.jog_angular_scale))
+        values['damping'] = goal.damping
+        motion = Goal(goal.q_goal, velocity_caps=goal.joint_speeds)
+        if goal.at_position_limit:
+            return 'WARN', 'jogging along a joint limit', motion
+        return 'OK', 'jogging', motion
 
     def _resolve_target(self, target: Target, q: np.ndarray) -> Target:
         """

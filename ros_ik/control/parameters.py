@@ -175,6 +175,15 @@ class Settings:
                                            'position error [m]', value_range=(1e-7, 0.5))
     orientation_tolerance: float = _parameter(1e-2, 'target counts as reached below this '
                                               'rotation error [rad]', value_range=(1e-6, 3.2))
+    twist_frame: str = _parameter(
+        '', 'frame of ~/delta_twist_cmds with an empty frame_id and of unstamped twists: a '
+        'chain link; empty: the tip link')
+    jog_linear_scale: float = _parameter(1.0, 'factor on the linear part of jog twists',
+                                         value_range=(0.0, 10.0))
+    jog_angular_scale: float = _parameter(1.0, 'factor on the angular part of jog twists',
+                                          value_range=(0.0, 10.0))
+    jog_timeout: float = _parameter(0.2, 'a jog command older than this is over: the arm '
+                                    'comes to rest [s]', value_range=(0.01, 10.0))
     solve_time_budget: float = _parameter(0.005, 'solve mode: IK time budget [s]',
                                           value_range=(1e-4, 1.0))
     max_tracking_error: float = _parameter(

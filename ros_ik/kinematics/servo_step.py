@@ -86,6 +86,17 @@ class ServoStep:
     at_position_limit: bool
 
 
+@dataclass(frozen=True)
+class TwistMotion:
+    """The joint velocity (n,) for a twist and what shaped it."""
+
+    velocity: np.ndarray
+    sigma_min: float
+    damping: float
+    velocity_scaling: float
+    at_position_limit: bool
+
+
 class ServoController:
     """Servo steps for one chain; stateless between calls."""
 
@@ -108,10 +119,34 @@ class ServoController:
         v_linear = _capped(options.gain * e_p, options.max_linear_speed)
         v_angular = _capped(options.gain * e_o, options.max_angular_speed)
         weights = row_weights(options.mask, options.orientation_weight)
-        twist = np.concatenate([v_linear, v_angular])[mask] * weights
-        J_task = J[mask] * weights[:, None]
         error_norm = float(np.linalg.norm(np.concatenate([e_p, e_o])[mask] * weights))
-        damping_scale = min(1.0, (error_norm / ERROR_DAMPING_SCALE) ** 2)
+        motion = self._twist_motion(q, J, np.concatenate([v_linear, v_angular]), options,
+                                    min(1.0, (error_norm / ERROR_DAMPING_SCALE) ** 2))
+        return ServoStep(velocity=motion.velocity, position_error=float(np.linalg.norm(e_p)),
+                         orientation_error=float(np.linalg.norm(e_o)),
+                         sigma_min=motion.sigma_min, damping=motion.damping,
+                         velocity_scaling=motion.velocity_scaling,
+                         at_position_limit=motion.at_position_limit)
+
+    def jog(self, q: np.ndarray, twist: np.ndarray, options: ServoOptions) -> 'TwistMotion':
+        """
+        Return the joint velocity (n,) at ``q`` for a tool twist (6,) in the base frame.
+
+        ``twist = [v; w]`` (m/s at the tool origin, rad/s), masked by ``options.mask``; the
+        singularity schedule damps at full strength (a jog has no error to fade with), so
+        the tool slows through a singularity and moves on past it.
+        """
+        q = np.asarray(q, dtype=float)
+        _, J = self.kinematics.tip_pose_and_jacobian(q)
+        return self._twist_motion(q, J, np.asarray(twist, dtype=float), options, 1.0)
+
+    def _twist_motion(self, q: np.ndarray, J: np.ndarray, twist: np.ndarray,
+                      options: ServoOptions, damping_scale: float) -> 'TwistMotion':
+        """Return steps 3-6 of the module docstring for the twist (6,) and Jacobian (6, n)."""
+        mask = np.array(options.mask)
+        weights = row_weights(options.mask, options.orientation_weight)
+        twist = twist[mask] * weights
+        J_task = J[mask] * weights[:, None]
         active = np.ones(len(q), dtype=bool)
         for _ in range(len(q)):
             step = damped_step(J_task, twist, options.damping, active, damping_scale)
@@ -124,12 +159,10 @@ class ServoController:
         velocity_limits = (options.velocity_scale * self.velocity_limits
                            if options.velocity_limits is None else options.velocity_limits)
         velocity_scaling = speed_scale(velocity, velocity_limits)
-        return ServoStep(velocity=velocity * velocity_scaling,
-                         position_error=float(np.linalg.norm(e_p)),
-                         orientation_error=float(np.linalg.norm(e_o)),
-                         sigma_min=float(step.sigma_min), damping=float(step.damping),
-                         velocity_scaling=velocity_scaling,
-                         at_position_limit=not bool(active.all()))
+        return TwistMotion(velocity=velocity * velocity_scaling,
+                           sigma_min=float(step.sigma_min), damping=float(step.damping),
+                           velocity_scaling=velocity_scaling,
+                           at_position_limit=not bool(active.all()))
 
     def _null_space_velocity(self, q: np.ndarray, J_task: np.ndarray,
                              active: np.ndarray) -> np.ndarray:

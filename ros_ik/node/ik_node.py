@@ -26,7 +26,7 @@ import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import PointStamped, PoseStamped
+from geometry_msgs.msg import PointStamped, PoseStamped, Twist, TwistStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -42,7 +42,7 @@ from ros_ik.kinematics.kernel_warm_up import warm_up_kernels
 from ros_ik.kinematics.urdf_errors import UrdfError
 from ros_ik.kinematics.urdf_loader import read_robot_description
 from ros_ik.node.messages import (command_message, COMMAND_MESSAGES, diagnostics, format_value,
-                                  ik_markers, pose_components)
+                                  ik_markers, pose_components, vector)
 from ros_ik.node.parameter_declarations import (as_declared_types,
                                                 declare_joint_limit_overrides, declare_settings)
 from ros_ik.node.run import run_node
@@ -51,6 +51,11 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, String
 from visualization_msgs.msg import MarkerArray
 
+try:  # MoveIt Servo's joint jog message, where control_msgs is installed
+    from control_msgs.msg import JointJog
+except ImportError:
+    JointJog = None
+
 WARNING_PERIOD = 2.0  # s between two log lines of the same kind of problem
 INFO_PERIOD = 10.0
 # A kernel warm-up longer than this was a compilation (a cache load takes ~0.3 s): say so.
@@ -58,6 +63,9 @@ COMPILE_NOTICE_SECONDS = 2.0
 # Commands keep the latest target and joints: a flood of inputs never builds a backlog.
 TARGET_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
 COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+# Jog streams: only the newest command matters and a lost one is replaced 10 ms later;
+# best effort accepts reliable and best-effort publishers alike.
+JOG_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
@@ -106,6 +114,13 @@ class IkNode(Node):
                                  TARGET_QOS)
         self.create_subscription(JointState, 'joint_states', self._on_joint_state,
                                  qos_profile_sensor_data)
+        self.create_subscription(TwistStamped, '~/delta_twist_cmds', self._on_twist, JOG_QOS)
+        self.create_subscription(Twist, '~/delta_twist_cmds_unstamped',
+                                 self._on_unstamped_twist, JOG_QOS)
+        self.create_subscription(JointState, '~/delta_joint_cmds', self._on_joint_jog, JOG_QOS)
+        if JointJog is not None:
+            self.create_subscription(JointJog, '~/delta_joint_jog_cmds', self._on_joint_jog_msg,
+                                     JOG_QOS)
         self._periodic_timers = {name: self._create_timer(name) for name in TIMERS}
         self.add_pre_set_parameters_callback(as_declared_types)
         self.add_on_set_parameters_callback(self._validate_parameters)
@@ -197,6 +212,32 @@ class IkNode(Node):
         """Take a point target (orientation free or held, per point_orientation)."""
         point = message.point
         self._set_target(message.header.frame_id, (point.x, point.y, point.z), None, 'point')
+
+    def _on_twist(self, message: TwistStamped) -> None:
+        """Take a jog twist in its header's frame (empty: twist_frame)."""
+        self._jog(lambda now: self._controller.set_twist(
+            message.header.frame_id, vector(message.twist.linear),
+            vector(message.twist.angular), now))
+
+    def _on_unstamped_twist(self, message: Twist) -> None:
+        """Take a jog twist in twist_frame (teleop_twist_keyboard, teleop_twist_joy)."""
+        self._jog(lambda now: self._controller.set_twist(
+            '', vector(message.linear), vector(message.angular), now))
+
+    def _on_joint_jog(self, message: JointState) -> None:
+        """Take joint velocities by name (JointState: name and velocity)."""
+        self._jog(lambda now: self._controller.set_joint_jog(
+            message.name, message.velocity, now))
+
+    def _on_joint_jog_msg(self, message) -> None:
+        """Take a control_msgs/JointJog's velocities by name."""
+        self._jog(lambda now: self._controller.set_joint_jog(
+            message.joint_names, message.velocities, now))
+
+    def _jog(self, take) -> None:
+        """Hand a jog command to the controller (ignored before the robot model)."""
+        if self._controller is not None:
+            self._log(take(self._now()))
 
     def _set_target(self, frame_id: str, position, quaternion, kind: str) -> None:
         """Hand a target to the controller; before the robot model, keep the newest one."""

@@ -23,7 +23,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 from builtin_interfaces.msg import Duration, Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from geometry_msgs.msg import Pose
+from geometry_msgs.msg import Pose, Vector3
 import numpy as np
 from ros_ik.control.controller import Command, MarkerState
 from ros_ik.kinematics.transforms import matrix_to_quaternion
@@ -44,6 +44,11 @@ def pose_components(pose: Pose) -> Tuple[Sequence[float], Sequence[float]]:
     """Return ``(position xyz, quaternion xyzw)`` of a geometry_msgs Pose."""
     p, o = pose.position, pose.orientation
     return (p.x, p.y, p.z), (o.x, o.y, o.z, o.w)
+
+
+def vector(message: Vector3) -> Tuple[float, float, float]:
+    """Return ``(x, y, z)`` of a geometry_msgs Vector3."""
+    return message.x, message.y, message.z
 
 
 def pose_message(T: np.ndarray) -> Pose:

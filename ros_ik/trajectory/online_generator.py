@@ -39,6 +39,7 @@ joint faster than that slows down under the acceleration and jerk limits.
 """
 
 from dataclasses import dataclass
+from typing import Optional
 
 import numba
 import numpy as np
@@ -88,12 +89,13 @@ class MotionStep:
 @numba.njit(cache=True, nogil=True)
 def synchronized_step_into(p: np.ndarray, v: np.ndarray, a: np.ndarray, target: np.ndarray,
                            v_max: np.ndarray, a_max: np.ndarray, j_max: np.ndarray,
-                           dt: float, out_p: np.ndarray, out_v: np.ndarray,
-                           out_a: np.ndarray) -> float:
+                           dt: float, synchronize: bool, out_p: np.ndarray,
+                           out_v: np.ndarray, out_a: np.ndarray) -> float:
     """
-    Write the state ``dt`` s along the synchronised plan into ``out_*``; return ``T - dt``.
+    Write the state ``dt`` s along the plan into ``out_*``; return ``T - dt``.
 
-    All arrays (n,); ``target`` already inside the position bounds.
+    All arrays (n,); ``target`` already inside the position bounds. Without ``synchronize``
+    every joint follows its own fastest profile.
     """
     n = p.shape[0]
     jerks = np.zeros((n, SEGMENTS))
@@ -108,7 +110,7 @@ def synchronized_step_into(p: np.ndarray, v: np.ndarray, a: np.ndarray, target: 
     scratch_jerks = np.zeros(SEGMENTS)
     scratch_durations = np.zeros(SEGMENTS)
     for j in range(n):
-        if fastest_time[j] < common_time - SYNC_TOLERANCE and profile_in_time(
+        if synchronize and fastest_time[j] < common_time - SYNC_TOLERANCE and profile_in_time(
                 target[j] - p[j], v[j], a[j], peaks[j], common_time, a_max[j], j_max[j],
                 scratch_jerks, scratch_durations):
             jerks[j, :] = scratch_jerks
@@ -148,20 +150,30 @@ class OnlineGenerator:
         return out
 
     def step(self, state: MotionState, target: np.ndarray, dt: float,
-             speed_fraction: float = 1.0) -> MotionStep:
+             speed_fraction: float = 1.0,
+             velocity_caps: Optional[np.ndarray] = None) -> MotionStep:
         """
         Return the state ``dt`` s (>= 0) along the synchronised motion to rest at ``target``.
 
-        ``target`` (n,) is clipped into the bounds first.
+        ``target`` (n,) is clipped into the bounds first. ``velocity_caps`` (n,), if given,
+        lowers each joint's velocity limit for this call (a jog's per-joint speeds; never
+        above the limits, never below ``SPEED_FRACTION_FLOOR`` of them) and each joint then
+        follows its own fastest profile: a joint whose target was clipped at a bound gets
+        there without holding the others back.
         """
         limits = self.limits
         fraction = min(max(float(speed_fraction), SPEED_FRACTION_FLOOR), 1.0)
+        velocity = limits.velocity * fraction
+        if velocity_caps is not None:
+            velocity = np.clip(np.abs(velocity_caps), SPEED_FRACTION_FLOOR * limits.velocity,
+                               velocity)
         n = limits.n_joints
         out_p, out_v, out_a = np.empty(n), np.empty(n), np.empty(n)
         remaining = synchronized_step_into(
             state.position, state.velocity, state.acceleration,
-            self.inside_bounds(np.asarray(target, dtype=float)), limits.velocity * fraction,
-            limits.acceleration, limits.jerk, max(float(dt), 0.0), out_p, out_v, out_a)
+            self.inside_bounds(np.asarray(target, dtype=float)), velocity,
+            limits.acceleration, limits.jerk, max(float(dt), 0.0), velocity_caps is None,
+            out_p, out_v, out_a)
         return MotionStep(MotionState(out_p, out_v, out_a), max(remaining, 0.0))
 
     def duration(self, state: MotionState, target: np.ndarray) -> float:

@@ -26,7 +26,7 @@ import math
 from typing import List
 
 from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import PointStamped, PoseStamped
+from geometry_msgs.msg import PointStamped, PoseStamped, TwistStamped
 import numpy as np
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -276,5 +276,33 @@ def test_a_continuous_joint_goes_the_short_way_across_pi(peer, tmp_path, mode):
         wheel = np.array([q[0] for q in loop.commands])
         assert wheel.min() >= 3.0 - 1e-6 and wheel.max() <= 2 * math.pi - 3.0 + 1e-3
         loop.check_stream(np.array([3.0, 0.2]))
+    finally:
+        loop.close()
+
+
+def test_a_twist_stream_drives_the_tool_straight_then_stops_at_rest(peer, tmp_path):
+    """Check ~/delta_twist_cmds at 50 Hz: a straight tool line, then rest after the stream."""
+    loop = bundled_loop(peer, tmp_path, 'ur5', ik={'jog_timeout': 0.1})
+    try:
+        home = np.array(BUNDLED_ARMS['ur5'].home)
+        twists = peer.node.create_publisher(TwistStamped, '/ros_ik/delta_twist_cmds', 1)
+        assert peer.spin_until(lambda: twists.get_subscription_count() > 0, 10.0)
+        message = TwistStamped()
+        message.header.frame_id = 'base_link'
+        message.twist.linear.x, message.twist.linear.z = 0.05, -0.03
+        sending = [True]
+        peer.node.create_timer(0.02, lambda: sending[0] and twists.publish(message))
+        start_tip = loop.kinematics.tip_pose(loop.q)[:3, 3]
+        assert peer.spin_until(lambda: len(loop.commands) > 150, 10.0)
+        sending[0] = False
+        assert peer.spin_until(lambda: np.all(loop.velocities[-1] == 0.0), 5.0)
+        tips = np.array([loop.kinematics.tip_pose(q)[:3, 3] for q in loop.commands])
+        direction = np.array([0.05, 0.0, -0.03]) / np.linalg.norm([0.05, 0.0, -0.03])
+        offsets = tips - start_tip
+        deviation = np.linalg.norm(offsets - np.outer(offsets @ direction, direction), axis=1)
+        print(f'tool path deviation from the line: {1e3 * deviation.max():.3f} mm over '
+              f'{1e3 * (offsets[-1] @ direction):.1f} mm')
+        assert deviation.max() < 2e-3 and offsets[-1] @ direction > 0.05
+        loop.check_stream(home)
     finally:
         loop.close()
