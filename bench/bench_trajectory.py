@@ -24,6 +24,7 @@ Run: ``.venv/bin/python bench/bench_trajectory.py [--problems 1000]``.
 """
 
 import argparse
+import importlib.util
 import os
 import sys
 import time
@@ -32,6 +33,7 @@ REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPOSITORY)
 
 import numpy as np  # noqa: E402
+from ros_ik.tools.ruckig_reference import rest_to_rest_duration  # noqa: E402
 from ros_ik.trajectory.motion_limits import MotionLimits  # noqa: E402
 from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator  # noqa: E402
 
@@ -42,9 +44,7 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--problems', type=int, default=1000)
     args = parser.parse_args()
-    try:
-        from ruckig import InputParameter, Ruckig, Trajectory
-    except ImportError:
+    if importlib.util.find_spec('ruckig') is None:
         print('ruckig is not installed (pip install ruckig); nothing to compare with')
         return
     rng = np.random.default_rng(11)
@@ -62,14 +62,7 @@ def main() -> None:
             begin = time.perf_counter()
             generator.step(state, target, 0.01)
             step_times.append(time.perf_counter() - begin)
-            parameters = InputParameter(n)
-            parameters.current_position, parameters.target_position = list(start), list(target)
-            parameters.max_velocity = list(limits.velocity)
-            parameters.max_acceleration = list(limits.acceleration)
-            parameters.max_jerk = list(limits.jerk)
-            trajectory = Trajectory(n)
-            Ruckig(n).calculate(parameters, trajectory)
-            ratios.append(ours / trajectory.duration)
+            ratios.append(ours / rest_to_rest_duration(limits, start, target))
         ratios = np.array(ratios)
         print(f'{n:>6}{np.median(ratios):>9.4f}{ratios.max():>9.4f}'
               f'{100.0 * np.mean(ratios <= 1.01):>7.1f}%'
