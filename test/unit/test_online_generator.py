@@ -24,10 +24,10 @@ import importlib.util
 from hypothesis import given, settings, strategies as st
 import numpy as np
 import pytest
+from ros_ik.tools.ruckig_reference import rest_to_rest_duration
 from ros_ik.trajectory.jerk_profile import advance
 from ros_ik.trajectory.motion_limits import MotionLimits
 from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator
-from ros_ik.tools.ruckig_reference import rest_to_rest_duration
 from ros_ik.trajectory.stream_check import divided_differences, stream_peaks
 
 DT = 0.01
