@@ -60,6 +60,7 @@ bench: install
 	$(BIN)/python bench/bench_kinematics.py
 	$(BIN)/python bench/bench_ik.py
 	$(BIN)/python bench/bench_trajectory.py
+	$(BIN)/python bench/bench_jog.py
 	$(BIN)/python bench/bench_node.py
 
 lint: install

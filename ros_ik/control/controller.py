@@ -62,7 +62,7 @@ import numpy as np
 from ros_ik.control.arm import ControlledArm
 from ros_ik.control.command_history import CommandHistory
 from ros_ik.control.goal_modes import planar_goal_target, point_target
-from ros_ik.control.jogging import (describe, jog_goal, JogCommand,
+from ros_ik.control.jogging import (describe, jog_goal, JogCommand, JogPath,
                                     joint_velocity_command)
 from ros_ik.control.joint_state_cache import JointStateCache
 from ros_ik.control.motion_limit_sources import LimitDefaults, resolve_motion_limits
@@ -182,6 +182,7 @@ class IkController:
         self.status = CycleStatus('WARN', 'waiting for joint_states')
         self._target: Optional[Target] = None
         self._jog: Optional[JogCommand] = None
+        self._jog_path = JogPath()
         self._target_sequence = 0
         self._solved_sequence = -1
         self._solve_attempts = 0
@@ -240,6 +241,7 @@ class IkController:
         self._target = Target(frame_id, check.T_frame_target, kind, position_only,
                               self._target_sequence)
         self._jog = None  # the newest input drives the arm
+        self._jog_path.reset()
         return notices
 
     def set_twist(self, frame_id: str, linear: Sequence[float], angular: Sequence[float],
@@ -260,6 +262,8 @@ class IkController:
         if frame not in chain.frame_names:
             return [Notice('warn', 'jog:frame', f'jog twist ignored: unknown frame "{frame}"; '
                            f'use one of {known_frames(chain)}')]
+        if self._jog is None or self._jog.kind != 'twist':
+            self._jog_path.reset()
         self._jog = JogCommand('twist', frame, values, receive_time)
         self._target = None
         return []
@@ -374,7 +378,7 @@ class IkController:
                 notices.append(Notice('warn', 'command:lag', message))
                 return 'WARN', message, Goal(None), None
         if self._jog is not None:
-            return self._jog_cycle(values, now) + (None,)
+            return self._jog_cycle(values, now, dt) + (None,)
         values['input'] = 'target' if self._target is not None else 'none'
         if self._target is None:
             return 'OK', 'no target', Goal(None), None
@@ -385,17 +389,19 @@ class IkController:
         values.update(extra)
         return level, message, goal, (T_base_tip, target.T_base_target, np.array(mask))
 
-    def _jog_cycle(self, values: Dict[str, object], now: float):
+    def _jog_cycle(self, values: Dict[str, object], now: float, dt: float):
         """Return (level, message, goal) of a jog cycle; a stale jog brakes to rest."""
         settings, jog = self.settings, self._jog
         values.update(describe(jog))
         if now - jog.receive_time > settings.jog_timeout:
+            self._jog_path.reset()
             return 'OK', 'jog over (no command for jog_timeout): at rest', Goal(None)
         options = ServoOptions(velocity_limits=settings.velocity_scale * self.limits.velocity,
                                orientation_weight=settings.orientation_weight,
                                mask=self.arm.task_mask(False), damping=self._damping())
         goal = jog_goal(self.arm, self.limits, options, self._motion.position, jog,
-                        (settings.jog_linear_scale, settings.jog_angular_scale))
+                        (settings.jog_linear_scale, settings.jog_angular_scale),
+                        self._jog_path, dt)
         values['damping'] = goal.damping
         motion = Goal(goal.q_goal, velocity_caps=goal.joint_speeds)
         if goal.at_position_limit:

@@ -25,6 +25,14 @@ joint jogs give ``qdot`` directly (clipped to the limits). The generator then mo
 what any joint needs to stop, so the arm cruises at ``qdot`` and re-plans every cycle; a
 command
 older than ``jog_timeout`` ends the jog: the arm brakes to rest.
+
+A twist jog also keeps the tool on its path: :class:`JogPath` integrates the commanded
+twist into the pose the tool should have reached, ``T_ref``, and the twist sent to the
+damped least squares is ``twist + K_path [p_ref - p_tip; log(R_ref R_tip^T)]``. Where the
+damping lets the tool stray (through a singularity), it comes back to the line after it.
+``T_ref`` never leads the tool by more than ``MAX_LEAD`` (m, rad) along the commanded
+motion (a blocked arm does not build up a lead to rush after) and the correction is
+bounded by ``K_path MAX_LEAD``.
 """
 
 from dataclasses import dataclass
@@ -34,12 +42,15 @@ import numpy as np
 
 from ros_ik.control.arm import ControlledArm
 from ros_ik.kinematics.servo_step import ServoOptions
+from ros_ik.kinematics.transforms import axis_angle_matrix, pose_error
 from ros_ik.trajectory.motion_limits import MotionLimits
 
 # The goal lies LOOKAHEAD_FACTOR x the slowest joint's stopping time plus LOOKAHEAD_MARGIN
 # ahead: the plan is then mostly cruise, so every joint moves at its qdot (within a few %).
 LOOKAHEAD_FACTOR = 4.0
 LOOKAHEAD_MARGIN = 0.2  # s
+PATH_GAIN = 5.0  # 1/s, K_path
+MAX_LEAD = 0.01  # m and rad
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,53 @@ class JogGoal:
     joint_speeds: np.ndarray
     damping: float
     at_position_limit: bool
+
+
+class JogPath:
+    """The pose a twist jog should have reached by now (base frame), ``None`` between jogs."""
+
+    def __init__(self) -> None:
+        """Start without a path."""
+        self.T_base_reference: Optional[np.ndarray] = None
+
+    def reset(self) -> None:
+        """Forget the path: the next twist starts a new one at the tool."""
+        self.T_base_reference = None
+
+    def correction(self, T_base_tip: np.ndarray, twist: np.ndarray, dt: float) -> np.ndarray:
+        """Advance the path by ``twist`` (6,) over ``dt`` s; return ``K_path`` x the error."""
+        if self.T_base_reference is None:
+            self.T_base_reference = T_base_tip.copy()
+        reference = self.T_base_reference
+        reference[:3, 3] += twist[:3] * dt
+        reference[:3, :3] = _rotation(twist[3:] * dt) @ reference[:3, :3]
+        e_p, e_o = pose_error(reference, T_base_tip)
+        e_p, e_o = _lead_kept(e_p, twist[:3]), _lead_kept(e_o, twist[3:])
+        reference[:3, 3] = T_base_tip[:3, 3] + e_p
+        reference[:3, :3] = _rotation(e_o) @ T_base_tip[:3, :3]
+        return PATH_GAIN * np.concatenate([_capped(e_p), _capped(e_o)])
+
+
+def _lead_kept(error: np.ndarray, velocity: np.ndarray) -> np.ndarray:
+    """Return ``error`` with its component along ``velocity`` at most ``MAX_LEAD``."""
+    speed = float(np.linalg.norm(velocity))
+    if speed == 0.0:
+        return error
+    direction = velocity / speed
+    along = float(error @ direction)
+    return error - (along - MAX_LEAD) * direction if along > MAX_LEAD else error
+
+
+def _capped(error: np.ndarray) -> np.ndarray:
+    """Return ``error`` shortened to ``MAX_LEAD`` if longer (bounds the correction)."""
+    norm = float(np.linalg.norm(error))
+    return error * (MAX_LEAD / norm) if norm > MAX_LEAD else error
+
+
+def _rotation(r: np.ndarray) -> np.ndarray:
+    """Return ``exp([r]x)``, exactly orthonormal (the path integrates many small ones)."""
+    angle = float(np.linalg.norm(r))
+    return axis_angle_matrix(r / angle, angle) if angle > 0.0 else np.eye(3)
 
 
 def joint_velocity_command(joint_names: Sequence[str], names: Sequence[str],
@@ -87,7 +145,8 @@ def joint_velocity_command(joint_names: Sequence[str], names: Sequence[str],
 
 
 def jog_goal(arm: ControlledArm, limits: MotionLimits, options: ServoOptions,
-             q: np.ndarray, jog: JogCommand, scales: Tuple[float, float]) -> JogGoal:
+             q: np.ndarray, jog: JogCommand, scales: Tuple[float, float], path: JogPath,
+             dt: float) -> JogGoal:
     """Return the generator goal of one jog cycle at the commanded joints ``q``."""
     velocity_limits = options.velocity_limits
     damping, at_limit = 0.0, False
@@ -95,6 +154,7 @@ def jog_goal(arm: ControlledArm, limits: MotionLimits, options: ServoOptions,
         R_base_frame = arm.kinematics.frame_pose(q, jog.frame)[:3, :3]
         twist = np.concatenate([R_base_frame @ jog.values[:3] * scales[0],
                                 R_base_frame @ jog.values[3:] * scales[1]])
+        twist = twist + path.correction(arm.kinematics.tip_pose(q), twist, dt)
         motion = arm.servo.jog(q, twist, options)
         qdot, damping, at_limit = motion.velocity, motion.damping, motion.at_position_limit
     else:
