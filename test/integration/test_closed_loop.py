@@ -35,6 +35,7 @@ from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_path,
                                             bundled_urdf_path, load_bundled_chain)
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.kinematics.ik_solver import IkSolver
 from ros_ik.kinematics.transforms import pose_error
 from ros_ik.kinematics.urdf_loader import load_urdf_file
 from ros_ik.node.messages import pose_message
@@ -304,5 +305,34 @@ def test_a_twist_stream_drives_the_tool_straight_then_stops_at_rest(peer, tmp_pa
               f'{1e3 * (offsets[-1] @ direction):.1f} mm')
         assert deviation.max() < 2e-3 and offsets[-1] @ direction > 0.05
         loop.check_stream(home)
+    finally:
+        loop.close()
+
+
+def test_jogging_through_a_wrist_singularity_over_dds(peer, tmp_path):
+    """Check a twist stream through the UR5's wrist singularity: no halt, no fault, limits."""
+    kinematics = ChainKinematics(load_bundled_chain('ur5'))
+    q_singular = np.array([0.2, -1.3, 1.6, -1.9, 0.0, 0.3])  # q5 = 0
+    T_singular = kinematics.tip_pose(q_singular)
+    direction = T_singular[:3, :3] @ np.array([0.0, 1.0, 0.0])
+    T_start = T_singular.copy()
+    T_start[:3, 3] -= 0.1 * direction
+    start = IkSolver(kinematics).solve(T_start, q_singular + 0.05)
+    assert start.success
+    loop = bundled_loop(peer, tmp_path, 'ur5', initial=start.q)
+    try:
+        twists = peer.node.create_publisher(TwistStamped, '/ros_ik/delta_twist_cmds', 1)
+        assert peer.spin_until(lambda: twists.get_subscription_count() > 0, 10.0)
+        message = TwistStamped()
+        message.header.frame_id = 'base_link'
+        message.twist.linear.x, message.twist.linear.y, message.twist.linear.z = (
+            float(v) for v in 0.05 * direction)
+        peer.node.create_timer(0.02, lambda: twists.publish(message))
+        assert peer.spin_until(lambda: len(loop.commands) > 400, 15.0)
+        tips = np.array([kinematics.tip_pose(q)[:3, 3] for q in loop.commands])
+        progress = (tips - tips[0]) @ direction
+        assert np.all(np.diff(progress[50::25]) > 0.0)  # never halts
+        assert progress[-1] > 0.15  # through the singular pose and past it
+        loop.check_stream(start.q)
     finally:
         loop.close()

@@ -129,3 +129,15 @@ def _shifted(T: np.ndarray, offset: np.ndarray) -> np.ndarray:
     shifted = T.copy()
     shifted[:3, 3] += offset
     return shifted
+
+
+def test_after_the_stream_stops_the_arm_stops_within_the_braking_distance():
+    """Check the rest position is where the hardest stop from the jog's last state ends."""
+    controller = controller_for('ur5', jog_timeout=0.1)
+    commands = jog_loop(controller, UR5_START, 1.0, 0.0, lambda now: controller.set_twist(
+        'base_link', (0.1, 0.05, 0.0), (0.0, 0.0, 0.0), now))
+    last_jog = jog_loop(controller, commands[-1].q, 0.11, 1.0, lambda now: None)[-1]
+    brake = controller._generator().stopping_positions(controller._motion)
+    rest = jog_loop(controller, last_jog.q, 2.0, 1.11, lambda now: None)
+    np.testing.assert_allclose(rest[-1].q, brake, atol=1e-9)
+    assert np.all(rest[-1].velocity == 0.0)
