@@ -37,7 +37,7 @@ import time
 from typing import List, Optional
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from geometry_msgs.msg import PointStamped, PoseStamped
+from geometry_msgs.msg import PointStamped, PoseStamped, TwistStamped
 import numpy as np
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_ik.control.command_topics import COMMAND_TOPICS
@@ -48,8 +48,8 @@ from ros_ik.kinematics.transforms import pose_error
 from ros_ik.kinematics.urdf_errors import UrdfError
 from ros_ik.node.messages import pose_message
 from ros_ik.tools.arm_selection import add_arm_arguments, load_selected_arm, SelectedArm
-from ros_ik.tools.demo_plan import (plan_segments, replay_servo, Segment, singular_replay_target,
-                                    undamped_options)
+from ros_ik.tools.demo_plan import (plan_segments, replay_jog, replay_servo, Segment,
+                                    singular_replay_target, undamped_options)
 from ros_ik.tools.node_processes import NodeProcess, RosPeer
 from ros_ik.trajectory.stream_check import divided_differences
 from sensor_msgs.msg import JointState
@@ -129,6 +129,8 @@ class DemoDriver:
                                                     target_qos)
         self.point_publisher = node.create_publisher(PointStamped, 'ros_ik/target_point',
                                                      target_qos)
+        self.twist_publisher = node.create_publisher(TwistStamped, 'ros_ik/delta_twist_cmds',
+                                                     target_qos)
 
     def _on_command(self, message: JointState) -> None:
         """Keep the largest commanded speed and acceleration (from the stamps) / limit."""
@@ -181,7 +183,8 @@ class DemoDriver:
         """Wait for joint states and for the IK node's target subscription."""
         return self.peer.spin_until(lambda: self.latest_q is not None
                                     and self.pose_publisher.get_subscription_count() > 0
-                                    and self.point_publisher.get_subscription_count() > 0,
+                                    and self.point_publisher.get_subscription_count() > 0
+                                    and self.twist_publisher.get_subscription_count() > 0,
                                     timeout)
 
     def errors(self, segment: Segment) -> tuple:
@@ -194,10 +197,13 @@ class DemoDriver:
         return float(position), float(orientation)
 
     def run_segment(self, segment: Segment, timeout: float) -> Outcome:
-        """Send one target and follow the arm until reached, reported or timed out."""
+        """Send one target (or jog) and follow the arm until reached, reported or timed out."""
         start = time.monotonic()
         first_sample = len(self.recording.time)
         self.recording.segment_starts.append(start - self.start)
+        if segment.jog_velocity is not None:
+            time_to_reach, deviation = self._jog(segment)
+            return self._outcome(segment, first_sample, time_to_reach, False, deviation, 0.0)
         if segment.position_only:
             message = PointStamped()
             message.header.frame_id = self.arm.chain.base_link
@@ -226,9 +232,42 @@ class DemoDriver:
             if time.monotonic() >= next_dot:
                 print('.', end='', flush=True)
                 next_dot += 1.0
+        position_error, orientation_error = self.errors(segment)
+        return self._outcome(segment, first_sample, time_to_reach, reported, position_error,
+                             orientation_error)
+
+    def _jog(self, segment: Segment) -> tuple:
+        """
+        Stream the segment's twist at 50 Hz; return (time or None, largest line deviation m).
+
+        Reached: the tool covered at least 80 % of the commanded distance and its progress
+        never stalled for 0.25 s.
+        """
+        message = TwistStamped()
+        message.header.frame_id = self.arm.chain.base_link
+        velocity = segment.jog_velocity
+        message.twist.linear.x, message.twist.linear.y, message.twist.linear.z = (
+            float(v) for v in velocity)
+        direction = velocity / np.linalg.norm(velocity)
+        tip_start = self.kinematics.tip_pose(self.latest_q)[:3, 3]
+        along, deviation = [], [0.0]
+        end = time.monotonic() + segment.jog_seconds
+        while time.monotonic() < end:
+            self.twist_publisher.publish(message)
+            self.peer.spin_for(0.02)
+            offset = self.kinematics.tip_pose(self.latest_q)[:3, 3] - tip_start
+            along.append(float(offset @ direction))
+            deviation.append(float(np.linalg.norm(offset - along[-1] * direction)))
+        self.peer.spin_for(0.5)  # jog_timeout: the arm comes to rest
+        covered = along[-1] >= 0.8 * np.linalg.norm(velocity) * segment.jog_seconds
+        moving = all(b > a for a, b in zip(along[25::12], along[37::12]))
+        return (segment.jog_seconds if covered and moving else None), max(deviation)
+
+    def _outcome(self, segment: Segment, first_sample: int, time_to_reach: Optional[float],
+                 reported: bool, position_error: float, orientation_error: float) -> Outcome:
+        """Return the segment's outcome with the recorded peaks since ``first_sample``."""
         recording = self.recording
         window = slice(first_sample, len(recording.time))
-        position_error, orientation_error = self.errors(segment)
         return Outcome(segment=segment, reached=time_to_reach is not None,
                        reported_unreachable=reported, position_error=position_error,
                        orientation_error=orientation_error, time_to_reach=time_to_reach,
@@ -269,8 +308,12 @@ def demo_succeeded(outcomes: List[Outcome]) -> bool:
 
 
 def write_plot(path: str, arm: SelectedArm, recording: Recording, outcomes: List[Outcome],
-               stretch_start: np.ndarray) -> None:
-    """Plot the run and an offline damped / undamped replay toward a singular pose."""
+               stretch_start: np.ndarray, jog: Optional[tuple]) -> None:
+    """
+    Plot the run and offline damped / undamped replays toward a singular pose.
+
+    ``jog``: (joints at the jog's start, the jog segment), replayed the same way.
+    """
     import matplotlib
     matplotlib.use('Agg')
     from matplotlib import pyplot
@@ -305,9 +348,17 @@ def write_plot(path: str, arm: SelectedArm, recording: Recording, outcomes: List
                      label='damped least squares (ros_ik)')
     axes[4].semilogy(undamped.time, np.maximum(undamped.peak_speed_fraction, 1e-6),
                      label='undamped pseudo-inverse, no speed limit')
+    if jog is not None:
+        jog_start, jog_segment = jog
+        for replay_options, label in ((options, 'jog through singular: damped (ros_ik)'),
+                                      (undamped_options(options), 'jog: undamped')):
+            replay = replay_jog(kinematics, jog_start, jog_segment,
+                                ServoOptions(**{**replay_options.__dict__, 'mask': mask}), 0.01)
+            axes[4].semilogy(replay.time, np.maximum(replay.peak_speed_fraction, 1e-6),
+                             linestyle='--', label=label)
     axes[4].set_ylabel('peak joint speed / limit')
-    axes[4].set_xlabel('time [s] (offline replay from the stretch start toward an exactly '
-                       'singular pose)')
+    axes[4].set_xlabel('time [s] (offline replays: from the stretch start toward an exactly '
+                       'singular pose; the jog through a singular pose)')
     axes[4].legend(loc='upper right')
     figure.suptitle(f'ros_ik demo: {arm.label}')
     figure.tight_layout()
@@ -345,11 +396,13 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int) ->
                   file=sys.stderr)
             return 1
         outcomes = []
-        stretch_start = None
+        stretch_start, jog = None, None
         for index, segment in enumerate(segments, start=1):
             print(f'[{index}/{len(segments)}] {segment.label} ', end='', flush=True)
             if segment.label.startswith('stretch') and stretch_start is None:
                 stretch_start = driver.latest_q.copy()
+            if segment.jog_velocity is not None and jog is None:
+                jog = (driver.latest_q.copy(), segment)
             outcome = driver.run_segment(segment, timeout)
             outcomes.append(outcome)
             print(' reached' if outcome.reached else
@@ -363,7 +416,7 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int) ->
     print(f'\nsimulated arm faults (commands beyond its velocity or acceleration limits): '
           f'{driver.faults}')
     plot_path = os.path.abspath(os.path.join(output_folder, f'ros_ik_demo_{arm.label}.png'))
-    write_plot(plot_path, arm, driver.recording, outcomes, stretch_start)
+    write_plot(plot_path, arm, driver.recording, outcomes, stretch_start, jog)
     print(f'\nplot: {plot_path}')
     success = demo_succeeded(outcomes) and driver.faults == 0
     print('demo ' + ('succeeded' if success else 'FAILED: a target did not behave as expected '

@@ -17,7 +17,8 @@ The demo's scripted targets and its offline damped-vs-undamped replay (core: no 
 
 Targets are derived from the arm itself, so any URDF works: poses near the home pose, a
 near-singular configuration found near them (the "stretch", sigma_min = 0.01), a point
-twice the arm's reach away (unreachable) and a position-only goal.
+twice the arm's reach away (unreachable), a position-only goal, and a jog: a constant
+twist driving the tool straight through a singular configuration.
 """
 
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ SEARCH_SAMPLES = 3000
 # sigma_min of the stretch pose: a quarter of the servo's damping threshold (0.04), so the
 # approach runs through the damped region yet the pose is reached in a few seconds.
 STRETCH_SIGMA = 0.01
+JOG_LEAD = 0.1  # m of jog line before (and after) the singular pose
+JOG_SPEED = 0.05  # m/s
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,8 @@ class Segment:
     T_base_target: np.ndarray
     position_only: bool
     reachable: bool
+    jog_velocity: Optional[np.ndarray] = None  # m/s, base frame: a jog, not a target
+    jog_seconds: float = 0.0
 
 
 def clipped_inside_limits(kinematics: ChainKinematics, q: np.ndarray) -> np.ndarray:
@@ -95,7 +100,31 @@ def plan_segments(kinematics: ChainKinematics, home: np.ndarray,
         Segment('leave it for pose B', kinematics.tip_pose(q_b), False, True),
         Segment('unreachable (2x reach)', T_far, False, False),
         Segment('position-only goal', kinematics.tip_pose(q_c), True, True),
-    ]
+    ] + jog_segments(kinematics, solver, q_c, task_rows, seed)
+
+
+def jog_segments(kinematics: ChainKinematics, solver: IkSolver, q_near: np.ndarray,
+                 task_rows: Tuple[int, ...], seed: int) -> List[Segment]:
+    """
+    Return a target JOG_LEAD m before a singular pose and a jog through it (or none).
+
+    The line runs through the tool point of a configuration with sigma_min ~ 0 near
+    ``q_near``, along the direction the tool moves most easily there (largest singular
+    value of the position rows); both ends must be reachable, else the arm gets no jog.
+    """
+    q_singular = near_singular_configuration(kinematics, q_near, task_rows, 0.0, seed)
+    T_singular = kinematics.tip_pose(q_singular)
+    direction = np.linalg.svd(kinematics.jacobian(q_singular)[:3])[0][:, 0]
+    ends = []
+    for sign in (-1.0, 1.0):
+        T_end = T_singular.copy()
+        T_end[:3, 3] += sign * JOG_LEAD * direction
+        ends.append((T_end, solver.solve(T_end, q_singular).success))
+    if not all(reached for _, reached in ends):
+        return []
+    return [Segment('to the jog start', ends[0][0], False, True),
+            Segment('jog through singular', ends[1][0], False, True,
+                    jog_velocity=JOG_SPEED * direction, jog_seconds=2 * JOG_LEAD / JOG_SPEED)]
 
 
 def singular_replay_target(kinematics: ChainKinematics, q_start: np.ndarray,
@@ -137,6 +166,23 @@ def replay_servo(kinematics: ChainKinematics, q_start: np.ndarray, segment: Segm
         sigmas.append(manipulability(task_jacobian(kinematics.jacobian(q),
                                                    task_rows)).sigma_min)
         q = np.clip(q + step.velocity * dt, chain.lower, chain.upper)
+    return Replay(np.array(times), np.array(peaks), np.array(sigmas))
+
+
+def replay_jog(kinematics: ChainKinematics, q_start: np.ndarray, segment: Segment,
+               options: ServoOptions, dt: float) -> Replay:
+    """Jog the segment's twist offline (integrated directly); record joint speeds."""
+    controller = ServoController(kinematics)
+    chain = kinematics.chain
+    twist = np.concatenate([segment.jog_velocity, np.zeros(3)])
+    q = q_start.copy()
+    times, peaks, sigmas = [], [], []
+    for index in range(int(segment.jog_seconds / dt)):
+        velocity = controller.jog(q, twist, options).velocity
+        times.append(index * dt)
+        peaks.append(float(np.max(np.abs(velocity) / chain.velocity_limits)))
+        sigmas.append(float(np.linalg.svd(kinematics.jacobian(q), compute_uv=False)[-1]))
+        q = np.clip(q + velocity * dt, chain.lower, chain.upper)
     return Replay(np.array(times), np.array(peaks), np.array(sigmas))
 
 

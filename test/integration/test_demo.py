@@ -32,8 +32,9 @@ def test_demo_reaches_reachable_targets_within_speed_limits(tmp_path, ros_domain
     rows = {line[:28].strip(): line[28:].split() for line in output.splitlines()
             if line[:28].strip() in ('reach pose A', 'stretch to near-singular',
                                      'leave it for pose B', 'unreachable (2x reach)',
-                                     'position-only goal')}
-    assert len(rows) == 5
+                                     'position-only goal', 'to the jog start',
+                                     'jog through singular')}
+    assert len(rows) == 7
     for label, columns in rows.items():
         expect, result, _, _, _, peak_speed, peak_acceleration, _, _ = columns
         assert result == ('reached' if expect == 'reach' else 'unreachable'), label
