@@ -15,15 +15,14 @@
 """
 Jogging benchmark: the tool jogged at 0.1 m/s straight through a singular configuration.
 
-For the UR5 (wrist singularity, q5 = 0) and the Panda (a configuration sampled near the
-home pose with sigma_min ~ 0, inside the limits, the line through it reachable both ways),
-the ROS-free controller jogs the tool along a line through
-the singular pose's tool point (in the direction the tool moves most easily there), from
-0.15 m before it for 3 s, with a perfect arm at
-100 Hz. Per arm it prints: the slowest tool progress over any 0.1 s (a halt shows as 0),
-the peak commanded joint speed and acceleration over the limits (from the command times),
-and the largest deviation of the tool from the line before and after the 5 cm around the
-singular point (goal: under 5 mm), and inside them.
+For the UR5 and the Panda, the demo's jog line (:func:`ros_ik.tools.demo_plan.jog_segments`:
+through the tool point of a configuration with sigma_min ~ 0 sampled near the home pose,
+in the direction the tool moves most easily there, reachable both ways), the ROS-free
+controller jogs the tool from JOG_LEAD before the singular point to JOG_LEAD past it,
+with a perfect arm at 100 Hz. Per arm it prints: the slowest tool progress over any 0.1 s
+(a halt shows as 0), the peak commanded joint speed and acceleration over the limits (from
+the command times), and the largest deviation of the tool from the line before and after
+the 5 cm around the singular point (goal: under 5 mm), and inside them.
 
 Run: ``.venv/bin/python bench/bench_jog.py``.
 """
@@ -42,36 +41,13 @@ from ros_ik.control.parameters import Settings  # noqa: E402
 from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS,  # noqa: E402
                                             bundled_joint_limits_path, load_bundled_chain)
 from ros_ik.kinematics.task_space import axes_text  # noqa: E402
-from ros_ik.tools.demo_plan import near_singular_configuration  # noqa: E402
+from ros_ik.tools.demo_plan import JOG_LEAD, jog_segments  # noqa: E402
 from ros_ik.trajectory.stream_check import stream_peaks  # noqa: E402
 
 SPEED = 0.1  # m/s
-LEAD_IN = 0.15  # m before the singular point
-SECONDS = 3.0
+SECONDS = 2 * JOG_LEAD / SPEED
 PERIOD = 0.01
 NEAR = 0.025  # m either side of the singular point counted as its region
-
-
-def singular_configuration(arm_name: str, controller: IkController) -> np.ndarray:
-    """Return a singular configuration of the arm near its home pose."""
-    if arm_name == 'ur5':
-        return np.array([0.2, -1.3, 1.6, -1.9, 0.0, 0.3])  # wrist: q5 = 0
-    # The Panda is redundant: a sampled configuration with sigma_min ~ 0 inside the limits
-    # whose line (both ends 0.15 m away) is reachable.
-    kinematics, solver = controller.arm.kinematics, controller.arm.solver
-    home = np.array(BUNDLED_ARMS[arm_name].home)
-    for seed in range(40):
-        q = near_singular_configuration(kinematics, home, controller.arm.task_rows, 0.0, seed)
-        T = kinematics.tip_pose(q)
-        direction = np.linalg.svd(kinematics.jacobian(q)[:3])[0][:, 0]
-        ends = []
-        for sign in (-1.0, 1.0):
-            T_end = T.copy()
-            T_end[:3, 3] += sign * LEAD_IN * direction
-            ends.append(solver.solve(T_end, q).success)
-        if all(ends):
-            return q
-    raise RuntimeError('no singular Panda configuration with a reachable line found')
 
 
 def run(arm_name: str) -> str:
@@ -83,17 +59,17 @@ def run(arm_name: str) -> str:
                                      'joint_limits_file': bundled_joint_limits_path(arm_name)})
     controller = IkController(ControlledArm.from_chain(chain, axes), settings)
     kinematics = controller.arm.kinematics
-    q_singular = singular_configuration(arm_name, controller)
-    T_singular = kinematics.tip_pose(q_singular)
-    # along the direction the tool moves most easily there (the largest singular value of
-    # the position rows): a line the arm can follow through the singular configuration
-    direction = np.linalg.svd(kinematics.jacobian(q_singular)[:3])[0][:, 0]
-    T_start = T_singular.copy()
-    T_start[:3, 3] -= LEAD_IN * direction
-    start = controller.arm.solver.solve(T_start, q_singular + 0.02, replace(
+    home = np.array(BUNDLED_ARMS[arm_name].home)
+    segments = jog_segments(kinematics, controller.arm.solver, home, controller.arm.task_rows,
+                            seed=3)
+    if not segments:
+        return f'{arm_name:<8}no singular configuration with a reachable line found'
+    T_start, jog = segments[0].T_base_target, segments[1]
+    direction = jog.jog_velocity / np.linalg.norm(jog.jog_velocity)
+    start = controller.arm.solver.solve(T_start, home, replace(
         controller.arm.solver.options, time_budget=0.5))
     if not start.success:
-        return f'{arm_name:<8}no IK solution 0.15 m before the singular pose: {start.reason}'
+        return f'{arm_name:<8}no IK solution at the jog start: {start.reason}'
     q, names = start.q, chain.joint_names
     times, positions = [], []
     for index in range(int(SECONDS / PERIOD)):
@@ -108,7 +84,7 @@ def run(arm_name: str) -> str:
     along = (tips - tips[0]) @ direction
     offsets = tips - tips[0] - np.outer(along, direction)
     deviation = np.linalg.norm(offsets, axis=1)
-    near = np.abs(along - LEAD_IN) < NEAR
+    near = np.abs(along - JOG_LEAD) < NEAR
     window = int(0.1 / PERIOD)
     slowest = float(np.min(along[window + 50:] - along[50:-window])) / 0.1  # after start-up
     limits = controller.limits.with_velocity_scale(settings.velocity_scale)
@@ -124,7 +100,7 @@ def run(arm_name: str) -> str:
 
 def main() -> None:
     """Print the table."""
-    print(f'tool jogged at {SPEED} m/s through a singular pose ({LEAD_IN} m lead-in, '
+    print(f'tool jogged at {SPEED} m/s through a singular pose ({JOG_LEAD} m lead-in, '
           f'{SECONDS} s, 100 Hz)')
     print(f'{"arm":<8}{"min m/s":>12}{"peak v":>9}{"peak a":>9}{"dev out mm":>13}'
           f'{"dev in mm":>11}{"path m":>10}')

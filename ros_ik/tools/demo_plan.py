@@ -38,6 +38,7 @@ SEARCH_SAMPLES = 3000
 STRETCH_SIGMA = 0.01
 JOG_LEAD = 0.1  # m of jog line before (and after) the singular pose
 JOG_SPEED = 0.05  # m/s
+JOG_SEARCH_SEEDS = 40
 
 
 @dataclass(frozen=True)
@@ -110,21 +111,25 @@ def jog_segments(kinematics: ChainKinematics, solver: IkSolver, q_near: np.ndarr
 
     The line runs through the tool point of a configuration with sigma_min ~ 0 near
     ``q_near``, along the direction the tool moves most easily there (largest singular
-    value of the position rows); both ends must be reachable, else the arm gets no jog.
+    value of the position rows); both ends must be reachable (up to ``JOG_SEARCH_SEEDS``
+    sampled configurations are tried), else the arm gets no jog.
     """
-    q_singular = near_singular_configuration(kinematics, q_near, task_rows, 0.0, seed)
-    T_singular = kinematics.tip_pose(q_singular)
-    direction = np.linalg.svd(kinematics.jacobian(q_singular)[:3])[0][:, 0]
-    ends = []
-    for sign in (-1.0, 1.0):
-        T_end = T_singular.copy()
-        T_end[:3, 3] += sign * JOG_LEAD * direction
-        ends.append((T_end, solver.solve(T_end, q_singular).success))
-    if not all(reached for _, reached in ends):
-        return []
-    return [Segment('to the jog start', ends[0][0], False, True),
-            Segment('jog through singular', ends[1][0], False, True,
-                    jog_velocity=JOG_SPEED * direction, jog_seconds=2 * JOG_LEAD / JOG_SPEED)]
+    for attempt in range(JOG_SEARCH_SEEDS):
+        q_singular = near_singular_configuration(kinematics, q_near, task_rows, 0.0,
+                                                 seed + attempt)
+        T_singular = kinematics.tip_pose(q_singular)
+        direction = np.linalg.svd(kinematics.jacobian(q_singular)[:3])[0][:, 0]
+        ends = []
+        for sign in (-1.0, 1.0):
+            T_end = T_singular.copy()
+            T_end[:3, 3] += sign * JOG_LEAD * direction
+            ends.append((T_end, solver.solve(T_end, q_singular).success))
+        if all(reached for _, reached in ends):
+            return [Segment('to the jog start', ends[0][0], False, True),
+                    Segment('jog through singular', ends[1][0], False, True,
+                            jog_velocity=JOG_SPEED * direction,
+                            jog_seconds=2 * JOG_LEAD / JOG_SPEED)]
+    return []
 
 
 def singular_replay_target(kinematics: ChainKinematics, q_start: np.ndarray,
