@@ -29,7 +29,8 @@ from typing import Deque, Optional, Tuple
 
 import numpy as np
 
-FULL_TURN = 2.0 * np.pi
+from ros_ik.kinematics.joint_limits import wrapped_difference
+
 SPACING = 0.005  # s between kept commands
 
 
@@ -59,7 +60,7 @@ class CommandHistory:
         """Return the distance (rad or m) from ``q_measured`` to the nearest kept command."""
         if self._newest is None:
             return 0.0
-        difference = np.array([q for _, q in self._commands] + [self._newest]) - q_measured
-        difference = np.where(self._is_continuous,
-                              np.remainder(difference + np.pi, FULL_TURN) - np.pi, difference)
+        difference = wrapped_difference(
+            np.array([q for _, q in self._commands] + [self._newest]) - q_measured,
+            self._is_continuous)
         return float(np.abs(difference).max(axis=1).min())

@@ -69,6 +69,7 @@ from ros_ik.control.motion_limit_sources import LimitDefaults, resolve_motion_li
 from ros_ik.control.parameters import Settings
 from ros_ik.control.targets import check_pose, is_known_frame, known_frames
 from ros_ik.kinematics.damped_least_squares import DampingSchedule
+from ros_ik.kinematics.joint_limits import wrapped_difference
 from ros_ik.kinematics.manipulability import manipulability, task_jacobian, velocity_ellipsoid
 from ros_ik.kinematics.servo_step import ServoOptions
 from ros_ik.kinematics.transforms import pose_error
@@ -396,9 +397,7 @@ class IkController:
         if now - jog.receive_time > settings.jog_timeout:
             self._jog_path.reset()
             return 'OK', 'jog over (no command for jog_timeout): at rest', Goal(None)
-        options = ServoOptions(velocity_limits=settings.velocity_scale * self.limits.velocity,
-                               orientation_weight=settings.orientation_weight,
-                               mask=self.arm.task_mask(False), damping=self._damping())
+        options = self._differential_options(self.arm.task_mask(False))
         goal = jog_goal(self.arm, self.limits, options, self._motion.position, jog,
                         (settings.jog_linear_scale, settings.jog_angular_scale),
                         self._jog_path, dt)
@@ -432,17 +431,22 @@ class IkController:
         return DampingSchedule(self.settings.singular_value_threshold,
                                self.settings.max_damping)
 
+    def _differential_options(self, mask: Tuple[bool, ...]) -> ServoOptions:
+        """Return the servo step's options of the current settings (jogs use them as well)."""
+        settings = self.settings
+        return ServoOptions(gain=settings.gain, max_linear_speed=settings.max_linear_speed,
+                            max_angular_speed=settings.max_angular_speed,
+                            velocity_limits=settings.velocity_scale * self.limits.velocity,
+                            orientation_weight=settings.orientation_weight, mask=mask,
+                            damping=self._damping())
+
     def _servo_cycle(self, target: Target, mask: Tuple[bool, ...], notices: List[Notice],
                      dt: float):
         """Return (level, message, goal, values) of one servo step at the commanded joints."""
         settings, arm = self.settings, self.arm
         q = self._motion.position
-        velocity_limits = settings.velocity_scale * self.limits.velocity
-        options = ServoOptions(gain=settings.gain, max_linear_speed=settings.max_linear_speed,
-                               max_angular_speed=settings.max_angular_speed,
-                               velocity_limits=velocity_limits,
-                               orientation_weight=settings.orientation_weight,
-                               mask=mask, damping=self._damping())
+        options = self._differential_options(mask)
+        velocity_limits = options.velocity_limits
         step = arm.servo.step(q, target.T_base_target, options)
         values = {'damping': step.damping, 'velocity_scaling': step.velocity_scaling}
         reached = (step.position_error <= settings.position_tolerance
@@ -553,5 +557,4 @@ class IkController:
 
 def short_way(q_goal: np.ndarray, q_from: np.ndarray, is_continuous: np.ndarray) -> np.ndarray:
     """Return ``q_goal`` (n,) with continuous joints within pi of ``q_from`` (same angle)."""
-    turns = np.remainder(q_goal - q_from + np.pi, 2.0 * np.pi) - np.pi
-    return np.where(is_continuous, q_from + turns, q_goal)
+    return q_from + wrapped_difference(q_goal - q_from, is_continuous)

@@ -93,6 +93,11 @@ def load_bundled_chain(arm_name: str) -> Chain:
     return load_urdf_file(bundled_urdf_path(arm_name), arm.base_link, arm.tip_link)
 
 
+def joint_limits_beside(urdf_path: str) -> str:
+    """Return ``<name>_joint_limits.yaml`` beside ``<name>.urdf``: a bundled arm's limits."""
+    return urdf_path[:-len('.urdf')] + '_joint_limits.yaml'
+
+
 def bundled_joint_limits_path(arm_name: str) -> str:
     """Return the path of a bundled arm's ``joint_limits.yaml`` (acceleration and jerk)."""
-    return bundled_urdf_path(arm_name)[:-len('.urdf')] + '_joint_limits.yaml'
+    return joint_limits_beside(bundled_urdf_path(arm_name))

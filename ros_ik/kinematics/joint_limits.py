@@ -81,6 +81,17 @@ def apply_step_into(q: np.ndarray, dq: np.ndarray, lower: np.ndarray, upper: np.
         q_next[j] = min(max(value, lower[j]), upper[j])
 
 
+def wrapped_difference(difference: np.ndarray, is_continuous: np.ndarray) -> np.ndarray:
+    """
+    Return ``difference`` (..., n) with continuous joints' entries wrapped into [-pi, pi).
+
+    The shortest signed turn between two angles of a continuous joint; other joints'
+    entries are returned unchanged.
+    """
+    return np.where(is_continuous, np.remainder(difference + np.pi, FULL_TURN) - np.pi,
+                    difference)
+
+
 def speed_scale(velocity: np.ndarray, speed_limits: np.ndarray) -> float:
     """
     Return the largest ``s`` in [0, 1] with ``|s velocity_j| <= speed_limits_j`` for all j.

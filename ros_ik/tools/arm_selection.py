@@ -29,7 +29,8 @@ from typing import Optional, Tuple
 import numpy as np
 from ros_ik.control.motion_limit_sources import LimitDefaults, resolve_motion_limits
 from ros_ik.control.parameters import Settings
-from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, DEFAULT_ARM, urdf_directory
+from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, DEFAULT_ARM, joint_limits_beside,
+                                            urdf_directory)
 from ros_ik.kinematics.chain import Chain
 from ros_ik.kinematics.task_space import axes_text, FULL_POSE_ROWS
 from ros_ik.kinematics.urdf_loader import load_urdf_string, read_robot_description
@@ -104,7 +105,7 @@ def choose_arm(arm: str, urdf_file: str = '', base_link: str = '', tip_link: str
         path = os.path.join(urdf_folder or urdf_directory(), bundled.urdf_file)
         base_link, tip_link = base_link or bundled.base_link, tip_link or bundled.tip_link
         label, rows, home = arm, bundled.task_rows, bundled.home
-        limits = limits or path[:-len('.urdf')] + '_joint_limits.yaml'
+        limits = limits or joint_limits_beside(path)
     for kind, file_path in (('URDF', path), ('joint limits', limits)):
         if file_path and not os.path.isfile(file_path):
             raise ValueError(f'{kind} file "{file_path}" does not exist')
