@@ -31,6 +31,7 @@ import argparse
 from dataclasses import dataclass, field
 import os
 import random
+import signal
 import sys
 import tempfile
 import time
@@ -444,7 +445,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     except (UrdfError, ValueError) as error:
         print(f'error: {error}', file=sys.stderr)
         return 1
-    return run_demo(arm, args.output, args.timeout, 3 if args.long else 1)
+    # Ctrl-C or SIGTERM: run_demo's cleanup stops the two processes, then a clean exit.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        return run_demo(arm, args.output, args.timeout, 3 if args.long else 1)
+    except KeyboardInterrupt:
+        print('\ndemo interrupted; simulated arm and IK node stopped')
+        return 0
 
 
 if __name__ == '__main__':

@@ -15,6 +15,7 @@
 """The closed-loop demo, run as a user runs it (console script, real processes)."""
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -45,3 +46,26 @@ def test_demo_reaches_reachable_targets_within_speed_limits(tmp_path, ros_domain
     assert 'simulated arm faults (commands beyond its velocity or acceleration limits): 0' in (
         output)
     assert 'demo succeeded' in output
+
+
+def test_ctrl_c_mid_demo_exits_zero_without_a_traceback_anywhere(tmp_path, ros_domain_id):
+    """Interrupt the demo while the arm moves: exit 0, no traceback in it or its nodes."""
+    demo = subprocess.Popen(
+        [executable('ros_ik_demo'), '--headless', '--output', str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=dict(os.environ))
+    try:
+        output = ''
+        while '[2/' not in output:  # moving toward the second target
+            character = demo.stdout.read(1)
+            assert character, output
+            output += character
+        demo.send_signal(signal.SIGINT)
+        output += demo.communicate(timeout=30)[0]
+    finally:
+        demo.kill()
+    assert demo.returncode == 0, output
+    assert 'Traceback' not in output and 'demo interrupted' in output
+    logs = output.split('logs in ')[1].split(')')[0]
+    for log in ('sim_arm.log', 'ik_node.log'):
+        with open(os.path.join(logs, log), encoding='utf-8') as file:
+            assert 'Traceback' not in file.read()
