@@ -40,7 +40,7 @@ from ros_ik.kinematics.transforms import pose_error
 from ros_ik.kinematics.urdf_loader import load_urdf_file
 from ros_ik.node.messages import pose_message
 from ros_ik.tools.node_processes import NodeProcess, RosPeer
-from ros_ik.trajectory.stream_check import stream_peaks
+from ros_ik.trajectory.stream_check import divided_differences, stream_peaks
 from sensor_msgs.msg import JointState
 from std_msgs.msg import UInt32
 
@@ -93,8 +93,8 @@ class Loop:
         self.faults: List[int] = []
         self.status = None
         node = peer.node
-        node.create_subscription(JointState, '/ros_ik/joint_commands', self._on_command,
-                                 RELIABLE)
+        commands = node.create_subscription(JointState, '/ros_ik/joint_commands',
+                                            self._on_command, RELIABLE)
         node.create_subscription(JointState, 'joint_states', self._on_state, RELIABLE)
         node.create_subscription(UInt32, '/sim_arm/faults',
                                  lambda message: self.faults.append(message.data), LATCHED)
@@ -102,8 +102,11 @@ class Loop:
                                  RELIABLE)
         self.poses = node.create_publisher(PoseStamped, '/ros_ik/target_pose', LATCHED)
         self.points = node.create_publisher(PointStamped, '/ros_ik/target_point', LATCHED)
+        # The whole stream is checked from its start: hear ik_node before it can move.
         assert peer.spin_until(lambda: self.q is not None and self.faults
-                               and self.poses.get_subscription_count() > 0, 30.0)
+                               and self.poses.get_subscription_count() > 0
+                               and commands.get_publisher_count() > 0
+                               and self.status is not None, 30.0)
 
     def _on_command(self, message: JointState) -> None:
         stamp = message.header.stamp
@@ -136,15 +139,27 @@ class Loop:
         """Check no fault and the whole command stream (from rest at ``start``) in limits."""
         limits = self.limits
         period = 0.01
-        times = [self.stamps[0] - 2 * period, self.stamps[0] - period] + self.stamps
-        positions = [start, start] + self.commands
+        first_step = np.abs(self.commands[0] - start).max()
+        assert first_step < 1e-3, f'the first command heard is {first_step:.3g} from the start'
+        times = np.array([self.stamps[0] - 2 * period, self.stamps[0] - period] + self.stamps)
+        positions = np.array([start, start] + self.commands)
         upper = limits.upper if beyond is None else limits.upper + beyond
-        peaks = stream_peaks(np.array(times), np.array(positions), limits.lower, upper)
+        peaks = stream_peaks(times, positions, limits.lower, upper)
         ratios = peaks.ratios(VELOCITY_SCALE * limits.velocity, limits.acceleration,
                               limits.jerk)
-        assert np.all(ratios <= 1.0 + 1e-6), ratios
+        assert np.all(ratios <= 1.0 + 1e-6), (ratios, self._worst_step(times, positions),
+                                              self.processes[1].output()[-3000:])
         assert np.all(peaks.beyond_bounds <= 1e-12)
         assert self.faults[-1] == 0, self.processes[0].output()
+
+    def _worst_step(self, times: np.ndarray, positions: np.ndarray) -> str:
+        """Describe the command step with the largest speed / limit (for a failure)."""
+        speeds = np.abs(divided_differences(times, positions, 1)) / (
+            VELOCITY_SCALE * self.limits.velocity)
+        k = int(np.argmax(speeds.max(axis=1)))  # samples k, k + 1 (2: the first command)
+        return (f'worst step: into command {k - 1} of {len(self.commands)} (stamps '
+                f'{times[k]:.4f} -> {times[k + 1]:.4f} s), speed/limit '
+                f'{speeds[k].max():.3g}, from {positions[k]} to {positions[k + 1]}')
 
     def close(self) -> None:
         """Stop both processes."""

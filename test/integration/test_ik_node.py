@@ -22,7 +22,7 @@ joint command it receives, closing the loop across processes.
 import math
 import os
 import time
-from typing import List
+from typing import List, Optional
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import PointStamped, PoseStamped
@@ -98,14 +98,15 @@ class EchoArm:
         self._publisher = node.create_publisher(JointState, 'joint_states', 10)
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         if command_type == 'joint_state':
-            node.create_subscription(JointState, '/ros_ik/joint_commands',
-                                     self._on_joint_state_command, reliable)
+            self.subscription = node.create_subscription(
+                JointState, '/ros_ik/joint_commands', self._on_joint_state_command, reliable)
         elif command_type == 'joint_trajectory':
-            node.create_subscription(JointTrajectory, '/ros_ik/joint_trajectory',
-                                     self._on_trajectory_command, reliable)
+            self.subscription = node.create_subscription(
+                JointTrajectory, '/ros_ik/joint_trajectory', self._on_trajectory_command,
+                reliable)
         else:
-            node.create_subscription(Float64MultiArray, '/ros_ik/commands',
-                                     self._on_array_command, reliable)
+            self.subscription = node.create_subscription(
+                Float64MultiArray, '/ros_ik/commands', self._on_array_command, reliable)
         node.create_timer(0.01, self.publish)
 
     def publish(self) -> None:
@@ -159,9 +160,11 @@ def target_publisher(peer: RosPeer, topic: str = '/ros_ik/target_pose', message_
                                                  reliability=ReliabilityPolicy.RELIABLE))
 
 
-def publish_until_matched(peer: RosPeer, publisher, message, timeout: float = 10.0) -> None:
-    """Wait for the node's subscription, then publish ``message`` once."""
-    assert peer.spin_until(lambda: publisher.get_subscription_count() > 0, timeout)
+def publish_until_matched(peer: RosPeer, publisher, message, timeout: float = 10.0,
+                          arm: Optional[EchoArm] = None) -> None:
+    """Wait for the node's subscription (and ``arm`` to hear the node), publish ``message``."""
+    assert peer.spin_until(lambda: publisher.get_subscription_count() > 0 and (
+        arm is None or arm.subscription.get_publisher_count() > 0), timeout)
     publisher.publish(message)
 
 
@@ -208,7 +211,7 @@ def test_commands_converge_to_target_within_velocity_limits(peer, start_node, mo
     start_node(mode=mode, command_type=command_type)
     arm = EchoArm(peer, chain.joint_names, UR5_HOME, command_type)
     T_base_target = kinematics.tip_pose(np.array(UR5_GOAL))
-    publish_until_matched(peer, target_publisher(peer), pose_target(T_base_target))
+    publish_until_matched(peer, target_publisher(peer), pose_target(T_base_target), arm=arm)
     reached = peer.spin_until(lambda: tip_error(kinematics, arm.q, T_base_target) < 1e-3, 30.0)
     assert reached, f'error {tip_error(kinematics, arm.q, T_base_target)}'
     assert len(arm.commands) > 10
@@ -228,7 +231,7 @@ def test_position_only_target_from_a_chain_link_frame(peer, start_node):
     message.header.frame_id = 'shoulder_link'
     message.point.x, message.point.y, message.point.z = (float(v) for v in goal_in_shoulder)
     publish_until_matched(peer, target_publisher(peer, '/ros_ik/target_point', PointStamped),
-                          message)
+                          message, arm=arm)
     T_goal = np.eye(4)
     T_goal[:3, 3] = goal
     assert peer.spin_until(
@@ -326,6 +329,7 @@ def test_bad_inputs_are_survived_with_clear_warnings(peer, start_node):
     targets = target_publisher(peer)
     joint_states = peer.node.create_publisher(JointState, 'joint_states', 10)
     assert peer.spin_until(lambda: targets.get_subscription_count() > 0
+                           and arm.subscription.get_publisher_count() > 0
                            and len(manipulability.messages) > 0, 10.0)
 
     def bad_pose(position, quaternion, frame='base_link') -> None:
@@ -468,7 +472,7 @@ def test_parameters_rejected_out_of_range_and_applied_in_range(peer, start_node)
     assert accepted.successful
     arm = EchoArm(peer, chain.joint_names, UR5_HOME)
     T_base_target = kinematics.tip_pose(np.array(UR5_GOAL))
-    publish_until_matched(peer, target_publisher(peer), pose_target(T_base_target))
+    publish_until_matched(peer, target_publisher(peer), pose_target(T_base_target), arm=arm)
     assert peer.spin_until(lambda: len(arm.commands) > 50, 10.0)
     assert_within_velocity_limits(arm, chain, 0.1, UR5_HOME)
     speeds = np.abs(np.array(arm.velocities))
