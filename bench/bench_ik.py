@@ -184,6 +184,24 @@ def run_table(solve: SolveFunction, check: PinocchioCheck, targets: np.ndarray,
     return scores
 
 
+def iteration_costs(chain: Chain, targets: np.ndarray, seeds: np.ndarray,
+                    budget: float) -> Tuple[float, float]:
+    """
+    Return ros_ik's cost per damped step and per solve outside the steps (both in us).
+
+    Per solve: the median time of solves whose seed already meets the target (no step:
+    the Python call, the compiled call, one FK and the result). Per step: the time of the
+    random-seed solves beyond that, divided by their steps.
+    """
+    kinematics = ChainKinematics(chain)
+    solver = IkSolver(kinematics, IkOptions(time_budget=budget))
+    overheads = [solver.solve(kinematics.tip_pose(q), q).time for q in seeds]
+    overhead = float(np.median(overheads))
+    results = [solver.solve(T, q) for T, q in zip(targets, seeds)]
+    step_time = sum(result.time for result in results) - overhead * len(results)
+    return 1e6 * step_time / max(sum(result.iterations for result in results), 1), 1e6 * overhead
+
+
 def format_row(arm: str, solver: str, scores: Scores) -> str:
     """Return one table row: success %, mean/median/p95 ms, mean iterations/restarts."""
     times = np.array(scores.times) * 1e3
@@ -191,7 +209,7 @@ def format_row(arm: str, solver: str, scores: Scores) -> str:
     restarts = np.array(scores.restarts)
     mean_iterations = '-' if np.all(np.isnan(iterations)) else f'{np.nanmean(iterations):.1f}'
     mean_restarts = '-' if np.all(np.isnan(restarts)) else f'{np.nanmean(restarts):.2f}'
-    return (f'{arm:<7}{solver:<11}{len(times):>6}{100.0 * np.mean(scores.successes):>9.2f}'
+    return (f'{arm:<13}{solver:<11}{len(times):>6}{100.0 * np.mean(scores.successes):>9.2f}'
             f'{times.mean():>9.3f}{np.median(times):>9.3f}{np.percentile(times, 95):>9.3f}'
             f'{mean_iterations:>8}{mean_restarts:>9}')
 
@@ -200,17 +218,18 @@ def main() -> None:
     """Run both tables for every arm and print them."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('--count', type=int, default=1000, help='targets per arm')
+    parser.add_argument('--count', type=int, default=10000, help='targets per arm')
     parser.add_argument('--ikpy-count', type=int, default=100, help='targets given to ikpy')
     parser.add_argument('--budget', type=float, default=0.005, help='time budget [s]')
-    parser.add_argument('--arms', nargs='+', default=['ur5', 'panda'],
+    parser.add_argument('--arms', nargs='+', default=sorted(BUNDLED_ARMS),
                         choices=sorted(BUNDLED_ARMS))
     parser.add_argument('--seed', type=int, default=42, help='random seed of the targets')
     args = parser.parse_args()
     warm_up_kernels()  # compile (first run) or load the numba kernels before any timing
-    header = (f'{"arm":<7}{"solver":<11}{"N":>6}{"success%":>9}{"mean ms":>9}'
+    header = (f'{"arm":<13}{"solver":<11}{"N":>6}{"success%":>9}{"mean ms":>9}'
               f'{"median":>9}{"p95":>9}{"iters":>8}{"restarts":>9}')
     tables: Dict[str, List[str]] = {'from mid-range seed': [], 'from random seed': []}
+    costs: List[str] = []
     for arm_name in args.arms:
         arm = BUNDLED_ARMS[arm_name]
         urdf_path = bundled_urdf_path(arm_name)
@@ -224,17 +243,23 @@ def main() -> None:
                                                 (args.count, 1)),
                  'from random seed': rng.uniform(chain.lower, chain.upper,
                                                  size=(args.count, chain.n_joints))}
+        per_step, per_solve = iteration_costs(chain, targets[:1000],
+                                              seeds['from random seed'][:1000], args.budget)
+        costs.append(f'{arm_name:<14}{chain.n_joints:>7}{per_step:>12.2f}{per_solve:>12.1f}')
         solvers = {'ros_ik': (ros_ik_solver(chain, args.budget), '')}
         solvers.update(peer_solvers(urdf_path, arm_name, chain, args.budget))
         for table, table_seeds in seeds.items():
             for solver_name, (solve, reason) in solvers.items():
                 if solve is None:
-                    tables[table].append(f'{arm_name:<7}{solver_name:<11} not run: {reason}')
+                    tables[table].append(f'{arm_name:<13}{solver_name:<11} not run: {reason}')
                     continue
                 count = args.ikpy_count if solver_name == 'ikpy' else args.count
                 scores = run_table(solve, check, targets[:count], table_seeds[:count])
                 tables[table].append(format_row(arm_name, solver_name, scores))
                 print(f'# done: {arm_name} {solver_name} {table}', file=sys.stderr, flush=True)
+    print('\nros_ik cost per damped step and per solve outside the steps (1000 targets)')
+    print(f'{"arm":<14}{"joints":>7}{"us/step":>12}{"us/solve":>12}')
+    print('\n'.join(costs))
     for table, rows in tables.items():
         print(f'\nIK {table} (budget {args.budget * 1e3:.1f} ms; success = position '
               f'< {POSITION_CRITERION:g} m, rotation < {ROTATION_CRITERION:g} rad, in limits)')

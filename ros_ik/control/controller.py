@@ -46,7 +46,9 @@ velocity, acceleration and jerk limits over the time between command stamps. A c
    provably out of reach); continuous joints take the
    short way; ``servo``: each cycle the damped step's joint velocity ``qdot`` at the
    commanded joints gives the goal ``q + qdot / gain`` and the speed ``max_j |qdot_j| /
-   vmax_j``;
+   vmax_j``. A chain that cannot move the tip in every task direction (fewer joints than
+   task axes, :attr:`ControlledArm.task_rank`) takes a target off its reachable poses to
+   the closest pose found (WARN, not an error);
 6. the generator moves toward the goal (or brakes); a non-finite result is replaced by a
    brake from the last state;
 7. status: ERROR for stale joints or a target out of reach or not solved, WARN at a joint
@@ -188,6 +190,7 @@ class IkController:
         self._solved_sequence = -1
         self._solve_attempts = 0
         self._goal_q: Optional[np.ndarray] = None
+        self._goal_note = ''  # why the goal is not an exact solution ('' when it is)
         self._goal_reason = ''
         self._solve_values: Dict[str, object] = {}
         self._stopped_cycles = 0
@@ -463,6 +466,11 @@ class IkController:
                     float(np.max(np.abs(step.velocity) / velocity_limits, initial=0.0)))
         if stalled and step.at_position_limit:
             return 'WARN', 'stopped at a joint limit short of the target', goal, values
+        if stalled and not arm.reaches_every_task_direction:
+            message = (f'at the closest pose this chain reaches: {step.position_error:.3g} m '
+                       f'and {step.orientation_error:.3g} rad from the target')
+            notices.append(Notice('warn', 'target:closest', message))
+            return 'WARN', message, goal, values
         if stalled:
             message = (f'target unreachable: stopped {step.position_error:.3g} m and '
                        f'{step.orientation_error:.3g} rad away')
@@ -479,6 +487,8 @@ class IkController:
             self._solved_sequence = target.sequence
             self._solve_attempts = 0
             self._goal_q = None
+            self._goal_note = ''
+
         if self._goal_q is None and self._solve_attempts < SOLVE_ATTEMPTS:
             self._solve(target, mask, notices)
         values = dict(self._solve_values, solve_attempts=self._solve_attempts)
@@ -489,6 +499,8 @@ class IkController:
             else:
                 message = f'IK failed ({self._goal_reason}); braking, retrying next cycle'
             return 'ERROR', message, Goal(None), values
+        if self._goal_note:
+            return 'WARN', self._goal_note, Goal(self._goal_q), values
         return 'OK', 'moving to the IK solution', Goal(self._goal_q), values
 
     def _solve(self, target: Target, mask: Tuple[bool, ...], notices: List[Notice]) -> None:
@@ -510,6 +522,14 @@ class IkController:
         elif arm.solver.out_of_reach_reason(target.T_base_target, 0.0):
             self._solve_attempts = SOLVE_ATTEMPTS  # provably out of reach: no retry
             notices.append(Notice('warn', 'target:reach', f'IK failed: {result.reason}'))
+        elif not arm.reaches_every_task_direction:
+            # Off the poses this chain reaches: the best pose of the whole time budget is
+            # the closest one (least squares on the weighted task error).
+            self._goal_q = short_way(result.q, seed, arm.chain.is_continuous)
+            self._goal_note = (f'moving to the closest pose this chain reaches: '
+                               f'{result.position_error:.3g} m and '
+                               f'{result.orientation_error:.3g} rad from the target')
+            notices.append(Notice('warn', 'target:closest', self._goal_note))
         else:
             notices.append(Notice('warn', 'target:ik', f'IK failed: {result.reason} '
                                   f'(attempt {self._solve_attempts} of {SOLVE_ATTEMPTS})'))

@@ -16,7 +16,8 @@
 The arms shipped in ``urdf/``: file, chain ends, task rows and home pose of each.
 
 ``task_rows`` are the Jacobian rows (:mod:`ros_ik.kinematics.task_space`) that the arm can
-control and that manipulability is measured on: the planar arm controls x and y only.
+control and that manipulability is measured on: the planar arm controls x and y only, the
+5-joint SO-101-class arm x, y and z (it cannot reach arbitrary 6-D poses).
 The URDF folder is found from this module's own location, so the same code works in a
 source tree, a pip/venv install and a colcon install (``share/ros_ik/urdf`` beside
 ``lib/python3.X/site-packages``) without any ROS import.
@@ -29,7 +30,7 @@ import sys
 from typing import Dict, Tuple
 
 from ros_ik.kinematics.chain import Chain
-from ros_ik.kinematics.task_space import FULL_POSE_ROWS
+from ros_ik.kinematics.task_space import FULL_POSE_ROWS, POSITION_ROWS
 from ros_ik.kinematics.urdf_loader import load_urdf_file
 
 PACKAGE_NAME = 'ros_ik'
@@ -60,6 +61,9 @@ BUNDLED_ARMS: Dict[str, BundledArm] = {
                    '7-DOF Panda-class arm (modified DH)'),
         BundledArm('planar_2link', 'planar_2link.urdf', 'base_link', 'tool0', (0, 1),
                    (0.0, HALF_PI), 'planar 2-link arm, L1 = 2.0 m, L2 = 1.5 m'),
+        BundledArm('so101', 'so101.urdf', 'base_link', 'gripper_frame_link', POSITION_ROWS,
+                   (0.0, -0.4, 0.8, 0.6, 0.0),
+                   '5-DOF SO-101-class desktop arm (tracks positions: task_axes x y z)'),
     )
 }
 DEFAULT_ARM = 'ur5'

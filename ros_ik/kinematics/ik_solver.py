@@ -23,8 +23,10 @@ linear part first. Selected rows ``mask`` are weighted by ``w = (1, 1, 1, k, k, 
 An attempt iterates trust-region damped least-squares steps from one start configuration
 (:mod:`ros_ik.kinematics.ik_attempt`, compiled with numba, typically 5-50 us). The first
 attempt starts at the seed; when an attempt stalls or runs out of iterations the next one
-starts from a random configuration drawn from the central 80 % of each joint range
-(attempts started at a limit mostly stall there), until the time budget is used.
+starts from a random configuration drawn uniformly over each joint range (continuous joints:
+-pi..pi), until the time budget is used. The whole range matters: a solution with joints
+next to their limits (common on small arms, where the full-pose solution is nearly unique)
+is found far sooner from starts near it.
 
 The search ends at the first solution (``solution_choice='first'``) or, for
 ``'closest'``, when the time budget is used, keeping the solution nearest the seed.
@@ -33,20 +35,22 @@ Given ``random_seed`` the sequence of restarts is deterministic.
 
 from dataclasses import dataclass
 import time
-from typing import List, Optional, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.damped_least_squares import DampingSchedule, SEARCH_DAMPING
-from ros_ik.kinematics.ik_attempt import (AttemptProblem, AttemptSettings, errors_and_damping_at,
-                                          run_attempt)
+from ros_ik.kinematics.ik_attempt import (AttemptSettings, DAMPING, ORIENTATION_ERROR,
+                                          OUTCOME_COLUMNS, POSITION_ERROR, search)
 from ros_ik.kinematics.joint_limits import JointLimits
 from ros_ik.kinematics.task_space import FULL_POSE, row_weights
 
 SOLUTION_CHOICES = ('first', 'closest')
-# Fraction of each joint range (centred) that random restarts are drawn from.
-RESTART_RANGE_FRACTION = 0.8
+# One compiled search call runs at most this many attempts, and starts no new attempt after
+# this many iterations (about 0.2-0.5 ms), before the solver looks at the clock again.
+CHUNK_ATTEMPTS = 16
+CHUNK_ITERATIONS = 100
 
 
 @dataclass(frozen=True)
@@ -55,10 +59,13 @@ class IkOptions:
     Tunable solver settings; tolerances in m and rad, time in s.
 
     ``damping_error_scale`` is ``e_ref`` (m): the singularity damping is scaled by
-    ``min(1, |W e|^2 / e_ref^2)``. ``max_step`` caps the trust radius (rad or m per joint and
-    iteration). An attempt ends after ``max_iterations_per_attempt`` iterations or after
-    ``stall_iterations`` without a 1 % cost decrease; ``max_attempts`` (None: only the time
-    budget) bounds the attempts.
+    ``min(1, |W e|^2 / e_ref^2)``. ``error_damping`` ``c`` (1/rad^2) adds the
+    Levenberg-Marquardt damping ``c |W e|^2`` to ``lam^2`` (Chan & Lawrence 1988): far
+    from the target the steps lean toward the gradient, which picks the basin of the
+    target's own solution more often; near it the term vanishes quadratically.
+    ``max_step`` caps the trust radius (rad or m per joint and iteration). An attempt ends
+    after ``max_iterations_per_attempt`` iterations or after ``stall_iterations`` without a
+    1 % cost decrease; ``max_attempts`` (None: only the time budget) bounds the attempts.
     """
 
     position_tolerance: float = 1e-6
@@ -68,6 +75,7 @@ class IkOptions:
     damping: DampingSchedule = SEARCH_DAMPING
     damping_error_scale: float = 0.01
     max_step: float = 1.0
+    error_damping: float = 0.01
     time_budget: float = 0.005
     max_iterations_per_attempt: int = 60
     stall_iterations: int = 6
@@ -90,15 +98,13 @@ class IkOptions:
             raise ValueError('max_iterations_per_attempt and stall_iterations must be >= 1')
 
 
-@dataclass(frozen=True)
-class IkResult:
+class IkResult(NamedTuple):
     """
     Outcome of one solve; ``q`` is always finite and within the joint limits.
 
     ``iterations`` counts damped steps over all attempts; errors are unweighted norms over
-    the selected rows; ``sigma_min`` and ``damping`` are
-    those of the step the solver would take at ``q``; ``time`` in s; ``reason`` is empty on
-    success.
+    the selected rows; ``damping`` (lam) is that of the last step taken (0 when the seed
+    already solves the target); ``time`` in s; ``reason`` is empty on success.
     """
 
     q: np.ndarray
@@ -107,7 +113,6 @@ class IkResult:
     restarts: int
     position_error: float
     orientation_error: float
-    sigma_min: float
     damping: float
     time: float
     reason: str
@@ -125,15 +130,15 @@ class IkSolver:
         self.limits = JointLimits.from_chain(chain, wrap_full_turns=True)
         self._lower = chain.lower
         self._upper = chain.upper
-        # Restarts are drawn from the central part of each range: attempts started at a
-        # limit mostly stall there (continuous joints: all of -pi..pi).
-        middle = chain.middle_configuration()
-        bounded_span = np.where(chain.is_continuous, 0.0, self._upper - self._lower)
-        half_range = np.where(chain.is_continuous, np.pi,
-                              0.5 * RESTART_RANGE_FRACTION * bounded_span)
-        self._sample_lower = middle - half_range
-        self._sample_upper = middle + half_range
+        # Restarts are drawn over each range (continuous joints: all of -pi..pi).
+        self._sample_lower = np.where(chain.is_continuous, -np.pi, self._lower)
+        self._sample_upper = np.where(chain.is_continuous, np.pi, self._upper)
         self.reach_origin, self.reach = self._reach_bound()
+        kinematics_arrays = (kinematics.A, kinematics.prismatic, kinematics.G_tip)
+        self._chain_arrays = kinematics_arrays + (self._lower, self._upper,
+                                                  self.limits.wraps_in_range,
+                                                  self._sample_lower, self._sample_upper)
+        self._last_options: Tuple[Optional[IkOptions], tuple] = (None, ())
 
     def _reach_bound(self) -> Tuple[np.ndarray, float]:
         """
@@ -157,50 +162,54 @@ class IkSolver:
         options = options or self.options
         start = time.perf_counter()
         deadline = start + options.time_budget
-        rng: Optional[np.random.Generator] = None
-        problem = self._problem(T_base_target, options)
-        settings = self._settings(options)
-        q_seed = np.clip(np.asarray(q_seed, dtype=float), self._lower, self._upper)
-        q_start = q_seed
+        rows, weights, settings = self._compiled_options(options)
+        target = (np.ascontiguousarray(T_base_target, dtype=float), rows, weights)
+        q_seed = np.asarray(q_seed, dtype=float)
+        n = q_seed.shape[0]
+        best = np.full(n + OUTCOME_COLUMNS, np.inf)  # the lowest-cost unconverged outcome
         solutions: List[np.ndarray] = []
-        best_q, best_cost = q_seed, np.inf
+        stop_at_first = options.solution_choice == 'first'
         iterations = attempts = 0
         while True:
-            q, cost, used, converged = run_attempt(q_start, problem, settings)
-            iterations += used
-            attempts += 1
-            if converged:
-                solutions.append(q)
-                if options.solution_choice == 'first':
-                    break
-            elif cost < best_cost:
-                best_q, best_cost = q, cost
-            if time.perf_counter() >= deadline or (
+            chunk_attempts = CHUNK_ATTEMPTS if options.max_attempts is None else min(
+                CHUNK_ATTEMPTS, options.max_attempts - attempts)
+            found_outcomes = np.empty((chunk_attempts, n + OUTCOME_COLUMNS))
+            chunk = (attempts, chunk_attempts, CHUNK_ITERATIONS, int(stop_at_first),
+                     options.random_seed)
+            used_attempts, used_iterations, found = search(
+                q_seed, self._chain_arrays, target, settings, chunk, found_outcomes, best)
+            attempts += used_attempts
+            iterations += used_iterations
+            solutions.extend(found_outcomes[:found])
+            if (stop_at_first and found) or time.perf_counter() >= deadline or (
                     options.max_attempts is not None and attempts >= options.max_attempts):
                 break
-            if rng is None:
-                rng = np.random.default_rng(options.random_seed)
-            q_start = rng.uniform(self._sample_lower, self._sample_upper)
-        q = self._choose(solutions, q_seed) if solutions else best_q
-        q = self.limits.wrap_continuous(q)
-        position_error, orientation_error, sigma_min, damping = errors_and_damping_at(
-            q, problem, settings)
+        outcome = self._choose(solutions, q_seed) if solutions else best
+        q = self.limits.wrap_continuous(outcome[:n].copy())
+        position_error = float(outcome[n + POSITION_ERROR])
+        orientation_error = float(outcome[n + ORIENTATION_ERROR])
         reason = '' if solutions else self._failure_reason(
             q, T_base_target, position_error, orientation_error)
         return IkResult(q=q, success=bool(solutions), iterations=iterations,
                         restarts=attempts - 1, position_error=position_error,
-                        orientation_error=orientation_error, sigma_min=sigma_min,
-                        damping=damping, time=time.perf_counter() - start, reason=reason)
+                        orientation_error=orientation_error,
+                        damping=float(outcome[n + DAMPING]),
+                        time=time.perf_counter() - start, reason=reason)
 
-    def _problem(self, T_base_target: np.ndarray, options: IkOptions) -> AttemptProblem:
-        """Return the arrays the compiled attempt needs for this target and mask."""
-        return AttemptProblem(
-            A=self.kinematics.A, prismatic=self.kinematics.prismatic,
-            G_tip=self.kinematics.G_tip, lower=self._lower, upper=self._upper,
-            wraps=self.limits.wraps_in_range,
-            T_base_target=np.ascontiguousarray(T_base_target, dtype=float),
-            rows=np.flatnonzero(np.array(options.mask)),
-            weights=row_weights(options.mask, options.orientation_weight))
+    def _compiled_options(self, options: IkOptions) -> Tuple[np.ndarray, np.ndarray,
+                                                             np.ndarray]:
+        """
+        Return the task rows, their weights and the settings array of ``options``.
+
+        Kept for the last options object seen: building them costs more than a fast solve.
+        """
+        cached_options, compiled = self._last_options
+        if options is not cached_options:
+            rows = np.flatnonzero(np.array(options.mask))
+            weights = row_weights(options.mask, options.orientation_weight)
+            compiled = (rows, weights, np.array(self._settings(options), dtype=float))
+            self._last_options = (options, compiled)
+        return compiled
 
     @staticmethod
     def _settings(options: IkOptions) -> AttemptSettings:
@@ -214,14 +223,15 @@ class IkSolver:
             orientation_tolerance_squared=orientation_limit ** 2,
             n_position_rows=int(np.count_nonzero(options.mask[:3])),
             max_iterations=options.max_iterations_per_attempt,
-            stall_iterations=options.stall_iterations)
+            stall_iterations=options.stall_iterations, error_damping=options.error_damping)
 
     def _choose(self, solutions: List[np.ndarray], q_seed: np.ndarray) -> np.ndarray:
-        """Return the solution nearest the seed (sum of joint distances, turns wrapped)."""
+        """Return the solution outcome nearest the seed (sum of joint distances, wrapped)."""
         if len(solutions) == 1:
             return solutions[0]
         candidates = np.array(solutions)
-        distance = np.abs(self.limits.wrap_continuous(candidates - q_seed))
+        n = q_seed.shape[0]
+        distance = np.abs(self.limits.wrap_continuous(candidates[:, :n] - q_seed))
         return candidates[int(np.argmin(distance.sum(axis=1)))]
 
     def out_of_reach_reason(self, T_base_target: np.ndarray, position_error: float) -> str:

@@ -21,10 +21,11 @@ step is re-solved without them, and (2) the remaining step is scaled uniformly b
 ``alpha = min(1, min_j room_j / |dq_j|)`` so no joint passes its bound and the direction is
 kept. Continuous joints have infinite bounds and are never held or scaled.
 
-A revolute joint whose range spans at least a full turn (``upper - lower >= 2 pi``, e.g.
-+-2 pi on UR arms) can always express its angle inside the range: such a joint is not
-scaled at its bound but wrapped by ``2 pi`` back into ``[lower, lower + 2 pi)``, the same
-physical configuration.
+A revolute joint whose range spans a full turn (``upper - lower >= 2 pi``, e.g. +-2 pi on UR
+arms, or +-pi written to 8 digits, within ``FULL_TURN_TOLERANCE``) can express nearly every
+angle inside the range: such a joint is not scaled at its bound but wrapped by ``2 pi`` back
+into ``[lower, lower + 2 pi)``, the same physical configuration (clipped into the range, for
+the sliver of a turn a range just short of 2 pi leaves out).
 """
 
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ from ros_ik.kinematics.chain import Chain
 
 AT_BOUND_TOLERANCE = 1e-10
 FULL_TURN = 2.0 * np.pi
+# A range this close to a full turn counts as one: URDFs write +-3.14, +-3.14159265 or +-3.1416.
+FULL_TURN_TOLERANCE = 0.01
 
 
 @numba.njit(cache=True, nogil=True)
@@ -124,7 +127,7 @@ class JointLimits:
         """
         lower, upper = chain.lower, chain.upper
         wraps = (~chain.is_prismatic & ~chain.is_continuous
-                 & (upper - lower >= FULL_TURN - 1e-9) & wrap_full_turns)
+                 & (upper - lower >= FULL_TURN - FULL_TURN_TOLERANCE) & wrap_full_turns)
         return cls(lower=lower, upper=upper, wraps_in_range=wraps,
                    is_continuous=chain.is_continuous)
 

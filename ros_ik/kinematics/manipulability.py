@@ -18,12 +18,16 @@ Manipulability measures of a Jacobian (pure numpy).
 For a task Jacobian ``J`` (m x n, m task rows, e.g. 6 for a full pose, 3 for position):
 
 * singular values ``sigma_1 >= ... >= sigma_k``, ``k = min(m, n)``;
-* Yoshikawa's measure ``w = sqrt(det(J J^T))``, computed as ``prod(sigma_i)`` when
-  ``m <= n`` and 0 when ``m > n`` (then ``J J^T`` is rank deficient);
-* ``sigma_min`` (m > n counts the missing directions as zero) and the condition number
-  ``sigma_max / sigma_min`` (inf at a singularity).
+* the manipulability ``w = prod(sigma_i)``: Yoshikawa's ``sqrt(det(J J^T))`` when
+  ``m <= n``, and ``sqrt(det(J^T J))`` when the chain has fewer joints than task rows
+  (a 5-joint arm on a full pose). Yoshikawa's measure is identically 0 there, since
+  ``J J^T`` has rank n < m; ``sqrt(det(J^T J))`` is the volume of the n-dimensional
+  velocity ellipsoid the joints do span, and is 0 exactly when they lose a direction;
+* ``sigma_min = sigma_k`` and the condition number ``sigma_max / sigma_min`` (inf at a
+  singularity), over the same k directions.
 
-``w`` has units of the task rows (m^3 for position rows); it is 0 exactly at a singularity.
+``w`` has units of the task rows (m^3 for three position rows); it is 0 exactly at a
+singularity.
 """
 
 from dataclasses import dataclass
@@ -31,7 +35,7 @@ from typing import Sequence
 
 import numpy as np
 
-POSITION_ROWS = (0, 1, 2)
+from ros_ik.kinematics.task_space import POSITION_ROWS
 
 
 @dataclass(frozen=True)
@@ -50,15 +54,14 @@ def task_jacobian(J: np.ndarray, rows: Sequence[int]) -> np.ndarray:
 
 
 def manipulability(J: np.ndarray) -> Manipulability:
-    """Return Yoshikawa ``w``, singular values, ``sigma_min`` and condition number of ``J``."""
-    m, n = J.shape
+    """Return ``w = prod(sigma_i)``, singular values, ``sigma_min``, condition of ``J``."""
     singular_values = np.linalg.svd(J, compute_uv=False)
     sigma_max = float(singular_values[0]) if singular_values.size else 0.0
-    sigma_min = float(singular_values[-1]) if m <= n and singular_values.size else 0.0
-    yoshikawa = float(np.prod(singular_values)) if m <= n else 0.0
+    sigma_min = float(singular_values[-1]) if singular_values.size else 0.0
     condition = sigma_max / sigma_min if sigma_min > 0.0 else np.inf
-    return Manipulability(yoshikawa=yoshikawa, singular_values=singular_values,
-                          sigma_min=sigma_min, condition_number=condition)
+    return Manipulability(yoshikawa=float(np.prod(singular_values)),
+                          singular_values=singular_values, sigma_min=sigma_min,
+                          condition_number=condition)
 
 
 def translational_manipulability(J: np.ndarray) -> Manipulability:

@@ -32,6 +32,7 @@ TASK_AXES = ('x', 'y', 'z', 'rx', 'ry', 'rz')
 FULL_POSE = (True, True, True, True, True, True)
 POSITION_ONLY = (True, True, True, False, False, False)
 FULL_POSE_ROWS = (0, 1, 2, 3, 4, 5)
+POSITION_ROWS = (0, 1, 2)
 
 
 def rows_of_axes(axes: Iterable[str]) -> Tuple[int, ...]:

@@ -19,7 +19,6 @@ Time is simulated (``now`` advances one period per cycle), so these tests need n
 DDS nor a wall clock.
 """
 
-from dataclasses import replace
 import math
 from typing import List, Tuple
 
@@ -31,7 +30,7 @@ from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_path,
                                             load_bundled_chain)
 from ros_ik.kinematics.task_space import axes_text
-from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error
+from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_string
 from ros_ik.trajectory.stream_check import stream_peaks
 
@@ -42,7 +41,7 @@ UR5_GOAL = np.array([0.4, -1.2, 1.3, -1.7, -1.3, 0.5])
 def controller_for(arm_name: str, **settings) -> IkController:
     """Return a controller of a bundled arm with the given parameter values."""
     chain = load_bundled_chain(arm_name)
-    axes = axes_text(BUNDLED_ARMS[arm_name].task_rows)
+    axes = settings.pop('task_axes', axes_text(BUNDLED_ARMS[arm_name].task_rows))
     values = {'base_link': chain.base_link, 'tip_link': chain.tip_link, 'task_axes': axes,
               'joint_limits_file': bundled_joint_limits_path(arm_name), **settings}
     return IkController(ControlledArm.from_chain(chain, axes), Settings.from_values(values))
@@ -299,7 +298,7 @@ def test_a_failed_solve_is_retried_on_the_next_cycles():
         calls.append(options.random_seed)
         result = real_solve(T_base_target, q_seed, options)
         if len(calls) <= 2:
-            return replace(result, success=False, reason='time budget spent')
+            return result._replace(success=False, reason='time budget spent')
         return result
 
     object.__setattr__(controller.arm, 'solver', solver)
@@ -391,3 +390,57 @@ def test_a_stalled_control_loop_keeps_samples_consistent_with_their_stamps():
     assert after[0].time < 0.9 and after[-1].time == pytest.approx(5.89, abs=0.011)
     assert tip_error(controller, q, T_base_target) < 1e-3
     assert_commands_within_limits(controller, before + after, UR5_HOME)
+
+
+@pytest.mark.parametrize('mode, spread', [('solve', None), ('servo', 0.4)])
+def test_a_five_joint_arm_in_its_recommended_axes_reaches_reachable_targets_ok(mode, spread):
+    """
+    SO-101 class on task_axes x y z: positions of random configurations, OK, in limits.
+
+    Solve mode (the default) goes anywhere in the range; servo mode is a local method (it
+    follows the straight line and can end at a joint limit), given targets within
+    ``spread`` rad of home.
+    """
+    controller = controller_for('so101', mode=mode)
+    chain = controller.arm.chain
+    assert controller.arm.reachability_note() == ''
+    home = np.array(BUNDLED_ARMS['so101'].home)
+    rng = np.random.default_rng(5)
+    q = home
+    goals = (rng.uniform(0.8 * chain.lower, 0.8 * chain.upper, size=(4, chain.n_joints))
+             if spread is None else home + rng.uniform(-spread, spread, size=(4, 5)))
+    for index, goal in enumerate(goals):
+        T_base_target = controller.arm.kinematics.tip_pose(goal)
+        controller.set_target('', T_base_target[:3, 3], None, 'point')
+        q_before = q
+        q, commands = run_loop(controller, q, 8.0, start=8.0 * index)
+        error = np.linalg.norm(controller.arm.kinematics.tip_pose(q)[:3, 3]
+                               - T_base_target[:3, 3])
+        assert error < 1e-3, error
+        assert_commands_within_limits(controller, commands, q_before)
+        assert (controller.report().level, controller.report().message) == ('OK',
+                                                                            'target reached')
+
+
+@pytest.mark.parametrize('mode', ['servo', 'solve'])
+def test_a_pose_off_a_five_joint_arm_is_taken_to_the_closest_pose(mode):
+    """A full pose the arm cannot take: WARN (not ERROR), rest at a least-squares minimum."""
+    controller = controller_for('so101', mode=mode, task_axes='x y z rx ry rz')
+    arm = controller.arm
+    assert arm.task_rank == 5 and 'task_axes:="x y z"' in arm.reachability_note()
+    home = np.array(BUNDLED_ARMS['so101'].home)
+    T_base_target = arm.kinematics.tip_pose(home + np.array([0.3, 0.2, -0.3, 0.2, 0.4]))
+    T_base_target[:3, :3] = T_base_target[:3, :3] @ rpy_to_matrix(0.0, 0.0, 0.3)  # off the arm
+    controller.set_target('', *pose_of(T_base_target), 'pose')
+    q, commands = run_loop(controller, home, 10.0)
+    assert_commands_within_limits(controller, commands, home)
+    report = controller.report()
+    assert report.level == 'WARN' and 'closest pose' in report.message, report.message
+    assert np.abs(commands[-1].velocity).max() < 1e-6  # settled
+    # A least-squares minimum: the gradient J^T W^2 e of 0.5 |W e|^2 vanishes.
+    T_base_tip, J = arm.kinematics.tip_pose_and_jacobian(q)
+    e_p, e_o = pose_error(T_base_target, T_base_tip)
+    weight = controller.settings.orientation_weight
+    gradient = J.T @ np.concatenate([e_p, weight ** 2 * e_o])
+    assert np.abs(gradient).max() < 1e-4, gradient
+    assert np.linalg.norm(e_o) > 0.01  # it really is off the reachable poses

@@ -193,3 +193,18 @@ def test_translational_measures_use_position_rows(manipulator_kinematics):
     assert measures.yoshikawa == pytest.approx(np.sqrt(np.linalg.det(J[:3] @ J[:3].T)),
                                                rel=1e-9)
     assert measures.condition_number == pytest.approx(singular_values[0] / singular_values[-1])
+
+
+def test_manipulability_of_a_five_joint_arm_on_a_full_pose():
+    """SO-101 class, J (6 x 5): w = sqrt(det(J^T J)) > 0 at home, sigma_min its 5th value."""
+    chain = load_bundled_chain('so101')
+    kinematics = ChainKinematics(chain)
+    J = kinematics.jacobian(np.array(BUNDLED_ARMS['so101'].home))
+    measures = manipulability(J)
+    assert np.linalg.det(J @ J.T) == pytest.approx(0.0, abs=1e-15)  # Yoshikawa's: always 0
+    assert measures.yoshikawa == pytest.approx(np.sqrt(np.linalg.det(J.T @ J)), rel=1e-9)
+    assert measures.yoshikawa > 1e-6
+    assert measures.sigma_min == pytest.approx(np.linalg.svd(J, compute_uv=False)[4],
+                                               rel=1e-12)
+    J[:, 4] = J[:, 3]  # two joints moving the tool alike: a lost direction
+    assert manipulability(J).yoshikawa == pytest.approx(0.0, abs=1e-12)

@@ -20,6 +20,7 @@ from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, load_bundled_chain
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.damped_least_squares import damped_step, DampingSchedule
 from ros_ik.kinematics.ik_solver import IkOptions, IkSolver
+from ros_ik.kinematics.joint_limits import JointLimits
 from ros_ik.kinematics.manipulability import task_jacobian
 from ros_ik.kinematics.task_space import FULL_POSE, POSITION_ONLY
 from ros_ik.kinematics.transforms import pose_error
@@ -264,3 +265,14 @@ def test_invalid_options_are_rejected(field, value, message):
     """Check option validation messages."""
     with pytest.raises(ValueError, match=message.replace('(', r'\(').replace(')', r'\)')):
         IkOptions(**{field: value})
+
+
+def test_a_range_of_pi_written_to_8_digits_wraps_like_a_full_turn():
+    """Joints of +-3.14159265 wrap in the search: a target across the seam takes one step."""
+    chain = load_bundled_chain('planar_2link')  # both joints +-3.14159265
+    assert np.all(JointLimits.from_chain(chain, wrap_full_turns=True).wraps_in_range)
+    solver = solver_for(chain, arm_options('planar_2link', max_attempts=1))
+    T_base_target = solver.kinematics.tip_pose(np.array([3.1, 0.5]))
+    result = solver.solve(T_base_target, np.array([-3.1, 0.5]))
+    assert result.success and result.restarts == 0 and result.iterations <= 3, result
+    assert chain.within_limits(result.q)
