@@ -63,6 +63,7 @@ from ros_ik.control.parameters import Settings  # noqa: E402
 from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS,  # noqa: E402
                                             bundled_joint_limits_path, bundled_urdf_path)
 from ros_ik.kinematics.chain_kinematics import ChainKinematics  # noqa: E402
+from ros_ik.kinematics.task_space import axes_text  # noqa: E402
 from ros_ik.kinematics.transforms import pose_error  # noqa: E402
 from ros_ik.kinematics.urdf_loader import load_urdf_file  # noqa: E402
 from ros_ik.node.messages import pose_message  # noqa: E402
@@ -92,8 +93,7 @@ class Session:
         model = {'robot_description_file': bundled_urdf_path(arm_name),
                  'joint_limits_file': bundled_joint_limits_path(arm_name),
                  'base_link': arm.base_link, 'tip_link': arm.tip_link}
-        if arm_name == 'planar_2link':
-            model['task_axes'] = '"x y"'
+        model['task_axes'] = f'"{axes_text(arm.task_rows)}"'
         home = '[' + ', '.join(repr(v) for v in arm.home) + ']'
         self.processes = [
             NodeProcess('sim_arm', {**model, 'initial_positions': home, 'strict': True},
@@ -101,7 +101,7 @@ class Session:
                         ['-r', 'joint_commands:=/ros_ik/joint_commands']),
             NodeProcess('ik_node', {**model, 'mode': mode, 'velocity_scale': VELOCITY_SCALE},
                         os.path.join(folder, f'ik_{arm_name}_{mode}.log'))]
-        self.rows = [0, 1] if arm_name == 'planar_2link' else list(range(6))
+        self.rows = list(arm.task_rows)
         self.peer = RosPeer('bench_session')
         self.epoch = int(time.time())
         self.stamps: List[float] = []
@@ -190,18 +190,20 @@ def run_session(arm_name: str, mode: str, seconds: float, radius: float,
         session.close()
 
 
-def print_sessions(seconds: float, folder: str) -> None:
-    """Print the limit and reach table of every bundled arm and mode, then servo by radius."""
+def print_sessions(seconds: float, folder: str, arm_names: List[str]) -> None:
+    """Print the limit and reach table of each arm and mode, then servo by radius (Panda)."""
     print(f'random-target sessions, {seconds:.0f} s each, strict sim_arm; peak v/a/j: '
           'largest commanded value / limit over the session (from command stamps)')
     print(f'{"arm":<14}{"mode":<7}{"targets":>8}{"reached":>9}{"peak v":>8}{"peak a":>8}'
           f'{"peak j":>8}{"faults":>7}')
-    for arm_name in BUNDLED_ARMS:
+    for arm_name in arm_names:
         for mode in ('solve', 'servo'):
             sent, reached, ratios, faults = run_session(arm_name, mode, seconds, 0.0, folder)
             print(f'{arm_name:<14}{mode:<7}{sent:>8}{100.0 * reached / max(sent, 1):>8.1f}%'
                   f'{ratios[0]:>8.4f}{ratios[1]:>8.4f}{ratios[2]:>8.4f}{faults:>7}',
                   flush=True)
+    if 'panda' not in arm_names:
+        return
     print(f'\nservo on the panda, targets within a radius of the current joints '
           f'({seconds:.0f} s each)')
     print(f'{"radius rad":>10}{"targets":>8}{"reached":>9}{"peak a":>8}{"faults":>7}')
@@ -297,12 +299,14 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--session-seconds', type=float, default=60.0,
                         help='length of each random-target session [s]; 0 skips them')
+    parser.add_argument('--arms', nargs='+', default=list(BUNDLED_ARMS),
+                        choices=sorted(BUNDLED_ARMS), help='arms of the sessions')
     parser.add_argument('--rates', type=float, nargs='*', default=[100.0, 500.0, 1000.0])
     parser.add_argument('--seconds', type=float, default=5.0, help='window per rate [s]')
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         if args.session_seconds > 0:
-            print_sessions(args.session_seconds, folder)
+            print_sessions(args.session_seconds, folder, args.arms)
     if not args.rates:
         return
     print(f'\nik_node, {ARM} arm (7 DOF), servo mode, JointState commands')

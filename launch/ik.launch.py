@@ -16,7 +16,7 @@
 Launch the ros_ik IK node alone.
 
 Arguments (``ros2 launch ros_ik ik.launch.py --show-args``): ``arm`` (ur5, panda,
-planar_2link), ``urdf_file`` with ``base_link``/``tip_link`` for your own robot,
+planar_2link, so101), ``urdf_file`` with ``base_link``/``tip_link`` for your own robot,
 ``joint_limits_file``, ``mode``, ``command_type``, ``params_file``, ``namespace``,
 ``target_topic`` (6-D targets), ``goal_topic`` (e.g. ``/goal_pose`` for RViz's 2D Goal
 Pose), ``point_topic`` (e.g. ``/clicked_point``) and ``command_topic`` (e.g.

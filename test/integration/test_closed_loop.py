@@ -25,7 +25,7 @@ encoder past its limit, a continuous joint across +-pi.
 import math
 from typing import List
 
-from diagnostic_msgs.msg import DiagnosticArray
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import PointStamped, PoseStamped, TwistStamped
 import numpy as np
 import pytest
@@ -36,7 +36,7 @@ from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_p
                                             bundled_urdf_path, load_bundled_chain)
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.ik_solver import IkSolver
-from ros_ik.kinematics.transforms import pose_error
+from ros_ik.kinematics.transforms import pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_file
 from ros_ik.node.messages import pose_message
 from ros_ik.tools.node_processes import NodeProcess, RosPeer
@@ -349,5 +349,51 @@ def test_jogging_through_a_wrist_singularity_over_dds(peer, tmp_path):
         assert np.all(np.diff(progress[50::25]) > 0.0)  # never halts
         assert progress[-1] > 0.15  # through the singular pose and past it
         loop.check_stream(start.q)
+    finally:
+        loop.close()
+
+
+def test_a_five_joint_arm_reaches_points_ok_and_takes_full_poses_to_the_closest(peer,
+                                                                                tmp_path):
+    """
+    SO-101 class over DDS: in its recommended task_axes (x y z) every reachable point is
+    reached with OK status and no singularity warning; then, restarted on a full pose, the
+    node says at start-up which axes to choose and takes an unreachable pose to the
+    closest one (WARN, not ERROR), every command within the limits.
+    """
+    arm = BUNDLED_ARMS['so101']
+    home = np.array(arm.home)
+    loop = bundled_loop(peer, tmp_path, 'so101', task_axes='x y z')
+    try:
+        rng = np.random.default_rng(8)
+        chain = loop.chain
+        for goal in rng.uniform(0.7 * chain.lower, 0.7 * chain.upper, size=(3, 5)):
+            T_base_target = loop.kinematics.tip_pose(goal)
+            point = PointStamped()
+            point.header.frame_id = 'base_link'
+            point.point.x, point.point.y, point.point.z = (float(v) for v in
+                                                           T_base_target[:3, 3])
+            loop.points.publish(point)
+            assert peer.spin_until(lambda: loop.error(T_base_target, rows=(0, 1, 2)) < 1e-3
+                                   and loop.status.message == 'target reached', 30.0), (
+                loop.status.message)
+            assert loop.status.level == DiagnosticStatus.OK  # no singularity warning either
+        loop.check_stream(home)
+        assert 'task_axes' not in loop.processes[1].output()
+    finally:
+        loop.close()
+    loop = bundled_loop(peer, tmp_path, 'so101', task_axes='x y z rx ry rz')
+    try:
+        T_base_target = loop.kinematics.tip_pose(home + np.array([0.3, 0.2, -0.3, 0.2, 0.4]))
+        T_base_target[:3, :3] = T_base_target[:3, :3] @ rpy_to_matrix(0.0, 0.0, 0.3)
+        loop.send_pose(T_base_target)
+        assert peer.spin_until(lambda: loop.status is not None
+                               and 'closest pose' in loop.status.message
+                               and len(loop.velocities) > 0
+                               and np.all(loop.velocities[-1] == 0.0), 30.0)
+        assert loop.status.level == DiagnosticStatus.WARN
+        output = loop.processes[1].output()
+        assert 'task_axes:="x y z"' in output and 'IK failed' not in output
+        loop.check_stream(home)
     finally:
         loop.close()
