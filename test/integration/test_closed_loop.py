@@ -356,10 +356,12 @@ def test_jogging_through_a_wrist_singularity_over_dds(peer, tmp_path):
 def test_a_five_joint_arm_reaches_points_ok_and_takes_full_poses_to_the_closest(peer,
                                                                                 tmp_path):
     """
-    SO-101 class over DDS: in its recommended task_axes (x y z) every reachable point is
-    reached with OK status and no singularity warning; then, restarted on a full pose, the
-    node says at start-up which axes to choose and takes an unreachable pose to the
-    closest one (WARN, not ERROR), every command within the limits.
+    Check the SO-101-class arm over DDS in its recommended axes, then on a full pose.
+
+    In task_axes x y z every reachable point is reached with OK status and no singularity
+    warning; restarted on a full pose, the node says at start-up which axes to choose and
+    takes an unreachable pose to the closest one (WARN, not ERROR), every command within
+    the limits.
     """
     arm = BUNDLED_ARMS['so101']
     home = np.array(arm.home)
