@@ -19,10 +19,12 @@ For the UR5 and the Panda, the demo's jog line (:func:`ros_ik.tools.demo_plan.jo
 through the tool point of a configuration with sigma_min ~ 0 sampled near the home pose,
 in the direction the tool moves most easily there, reachable both ways), the ROS-free
 controller jogs the tool from JOG_LEAD before the singular point to JOG_LEAD past it,
-with a perfect arm at 100 Hz. Per arm it prints: the slowest tool progress over any 0.1 s
+with a perfect arm at 100 Hz, starting from the IK solution nearest the singular
+configuration. Per arm it prints: the slowest tool progress over any 0.1 s
 (a halt shows as 0), the peak commanded joint speed and acceleration over the limits (from
 the command times), and the largest deviation of the tool from the line before and after
-the 5 cm around the singular point (goal: under 5 mm), and inside them.
+the 5 cm around the singular point (goal: under 5 mm), and inside them, and the lowest
+sigma_min passed (m/rad): how close to the singularity the jog went.
 
 Run: ``.venv/bin/python bench/bench_jog.py``.
 """
@@ -40,6 +42,7 @@ from ros_ik.control.controller import IkController  # noqa: E402
 from ros_ik.control.parameters import Settings  # noqa: E402
 from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS,  # noqa: E402
                                             bundled_joint_limits_path, load_bundled_chain)
+from ros_ik.kinematics.manipulability import manipulability  # noqa: E402
 from ros_ik.kinematics.task_space import axes_text  # noqa: E402
 from ros_ik.tools.demo_plan import JOG_LEAD, jog_segments  # noqa: E402
 from ros_ik.trajectory.stream_check import stream_peaks  # noqa: E402
@@ -66,8 +69,10 @@ def run(arm_name: str) -> str:
         return f'{arm_name:<8}no singular configuration with a reachable line found'
     T_start, jog = segments[0].T_base_target, segments[1]
     direction = jog.jog_velocity / np.linalg.norm(jog.jog_velocity)
-    start = controller.arm.solver.solve(T_start, home, replace(
-        controller.arm.solver.options, time_budget=0.5))
+    # The start in the singular configuration's branch (a redundant arm started elsewhere
+    # may pass the line far from any singularity).
+    start = controller.arm.solver.solve(T_start, jog.q_singular, replace(
+        controller.arm.solver.options, time_budget=0.5, solution_choice='closest'))
     if not start.success:
         return f'{arm_name:<8}no IK solution at the jog start: {start.reason}'
     q, names = start.q, chain.joint_names
@@ -93,9 +98,11 @@ def run(arm_name: str) -> str:
                           limits.upper).ratios(limits.velocity, limits.acceleration,
                                                limits.jerk)
     inside = deviation[near].max() if near.any() else float('nan')
+    rows = list(controller.arm.task_rows)
+    sigma_min = min(manipulability(kinematics.jacobian(q)[rows]).sigma_min for q in positions)
     return (f'{arm_name:<8}{slowest:>12.4f}{ratios[0]:>9.3f}{ratios[1]:>9.3f}'
             f'{1e3 * deviation[~near].max():>13.3f}{1e3 * inside:>11.3f}'
-            f'{along[-1]:>10.3f}')
+            f'{along[-1]:>10.3f}{sigma_min:>11.4f}')
 
 
 def main() -> None:
@@ -103,7 +110,7 @@ def main() -> None:
     print(f'tool jogged at {SPEED} m/s through a singular pose ({JOG_LEAD} m lead-in, '
           f'{SECONDS} s, 100 Hz)')
     print(f'{"arm":<8}{"min m/s":>12}{"peak v":>9}{"peak a":>9}{"dev out mm":>13}'
-          f'{"dev in mm":>11}{"path m":>10}')
+          f'{"dev in mm":>11}{"path m":>10}{"min sigma":>11}')
     for arm_name in ('ur5', 'panda'):
         print(run(arm_name), flush=True)
 

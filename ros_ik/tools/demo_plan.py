@@ -16,9 +16,9 @@
 The demo's scripted targets and its offline damped-vs-undamped replay (core: no ROS imports).
 
 Targets are derived from the arm itself, so any URDF works: poses near the home pose, a
-near-singular configuration found near them (the "stretch", sigma_min = 0.01), a point
-twice the arm's reach away (unreachable), a position-only goal, and a jog: a constant
-twist driving the tool straight through a singular configuration.
+near-singular configuration found near them (the "stretch", sigma_min a quarter of the
+damping threshold), a point twice the arm's reach away (unreachable), a position-only goal,
+and a jog: a constant twist driving the tool straight through a singular configuration.
 """
 
 from dataclasses import dataclass
@@ -27,15 +27,15 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
-from ros_ik.kinematics.damped_least_squares import DampingSchedule
+from ros_ik.kinematics.damped_least_squares import COMMAND_DAMPING, DampingSchedule
 from ros_ik.kinematics.ik_solver import IkSolver
 from ros_ik.kinematics.manipulability import manipulability, task_jacobian
 from ros_ik.kinematics.servo_step import ServoController, ServoOptions
 
 SEARCH_SAMPLES = 3000
-# sigma_min of the stretch pose: a quarter of the servo's damping threshold (0.04), so the
+# sigma_min of the stretch pose: a quarter of the servo's damping threshold, so the
 # approach runs through the damped region yet the pose is reached in a few seconds.
-STRETCH_SIGMA = 0.01
+STRETCH_SIGMA = 0.25 * COMMAND_DAMPING.singular_value_threshold
 JOG_LEAD = 0.1  # m of jog line before (and after) the singular pose
 JOG_SPEED = 0.05  # m/s
 JOG_SEARCH_SEEDS = 40
@@ -51,6 +51,7 @@ class Segment:
     reachable: bool
     jog_velocity: Optional[np.ndarray] = None  # m/s, base frame: a jog, not a target
     jog_seconds: float = 0.0
+    q_singular: Optional[np.ndarray] = None  # the singular configuration a jog crosses
 
 
 def clipped_inside_limits(kinematics: ChainKinematics, q: np.ndarray) -> np.ndarray:
@@ -128,7 +129,7 @@ def jog_segments(kinematics: ChainKinematics, solver: IkSolver, q_near: np.ndarr
             return [Segment('to the jog start', ends[0][0], False, True),
                     Segment('jog through singular', ends[1][0], False, True,
                             jog_velocity=JOG_SPEED * direction,
-                            jog_seconds=2 * JOG_LEAD / JOG_SPEED)]
+                            jog_seconds=2 * JOG_LEAD / JOG_SPEED, q_singular=q_singular)]
     return []
 
 
