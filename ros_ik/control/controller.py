@@ -83,6 +83,12 @@ STALL_SECONDS = 0.5  # s stopped short of the target before it is reported
 # A cycle advances the commands by the measured time, at most this many nominal periods.
 MAX_STEP_PERIODS = 5.0
 SOLVE_ATTEMPTS = 20  # IK solves per target (one per cycle) before it counts as unreachable
+# Jogs damp with this fraction of the damping threshold and lam_max: a jog commands a tool
+# velocity, the joint speeds are scaled into their limits anyway, and wider damping blocks
+# the weak direction so much that the tool cannot be kept on its line near a singularity.
+# A servo converging on a target next to a singularity needs the full damping: with less it
+# can end exactly singular, where no step leads back.
+JOG_DAMPING_FRACTION = 0.25
 
 
 @dataclass(frozen=True)
@@ -400,7 +406,7 @@ class IkController:
         if now - jog.receive_time > settings.jog_timeout:
             self._jog_path.reset()
             return 'OK', 'jog over (no command for jog_timeout): at rest', Goal(None)
-        options = self._differential_options(self.arm.task_mask(False))
+        options = self._differential_options(self.arm.task_mask(False), JOG_DAMPING_FRACTION)
         goal = jog_goal(self.arm, self.limits, options, self._motion.position, jog,
                         (settings.jog_linear_scale, settings.jog_angular_scale),
                         self._jog_path, dt)
@@ -429,19 +435,20 @@ class IkController:
             target.T_base_target = T_base_target
         return target
 
-    def _damping(self) -> DampingSchedule:
-        """Return the damping schedule of the current settings."""
-        return DampingSchedule(self.settings.singular_value_threshold,
-                               self.settings.max_damping)
+    def _damping(self, fraction: float = 1.0) -> DampingSchedule:
+        """Return the damping schedule of the current settings (threshold, lam_max scaled)."""
+        return DampingSchedule(fraction * self.settings.singular_value_threshold,
+                               fraction * self.settings.max_damping)
 
-    def _differential_options(self, mask: Tuple[bool, ...]) -> ServoOptions:
+    def _differential_options(self, mask: Tuple[bool, ...],
+                              damping_fraction: float = 1.0) -> ServoOptions:
         """Return the servo step's options of the current settings (jogs use them as well)."""
         settings = self.settings
         return ServoOptions(gain=settings.gain, max_linear_speed=settings.max_linear_speed,
                             max_angular_speed=settings.max_angular_speed,
                             velocity_limits=settings.velocity_scale * self.limits.velocity,
                             orientation_weight=settings.orientation_weight, mask=mask,
-                            damping=self._damping())
+                            damping=self._damping(damping_fraction))
 
     def _servo_cycle(self, target: Target, mask: Tuple[bool, ...], notices: List[Notice],
                      dt: float):

@@ -18,8 +18,9 @@ Jogging: a tool twist or joint velocities from a joystick or keyboard, turned in
 A twist ``[v; w]`` (m/s, rad/s) is given in a frame ``F`` of the chain (its orientation; ``v``
 is the tool origin's velocity): in the base frame it is ``[R_base_F v; R_base_F w]`` at the
 commanded joints, scaled by ``jog_linear_scale`` / ``jog_angular_scale`` and masked by
-``task_axes``. The servo's damped least squares (full singularity damping, joints at a
-limit held, the null space on redundant arms) turns it into joint velocities ``qdot``;
+``task_axes``. The servo's damped least squares (the singularity damping with a quarter of
+the threshold and ``lam_max``, see ``JOG_DAMPING_FRACTION``; joints at a limit held, the
+null space on redundant arms) turns it into joint velocities ``qdot``;
 joint jogs give ``qdot`` directly (clipped to the limits). The generator then moves toward
 ``q + qdot T`` with each joint's velocity capped at ``|qdot_j|``, with ``T`` several times
 what any joint needs to stop, so the arm cruises at ``qdot`` and re-plans every cycle; a

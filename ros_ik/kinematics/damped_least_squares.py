@@ -65,7 +65,7 @@ class DampingSchedule:
 
 
 SEARCH_DAMPING = DampingSchedule(singular_value_threshold=0.02, max_damping=0.05)
-COMMAND_DAMPING = DampingSchedule(singular_value_threshold=0.01, max_damping=0.02)
+COMMAND_DAMPING = DampingSchedule(singular_value_threshold=0.04, max_damping=0.08)
 
 
 @dataclass(frozen=True)

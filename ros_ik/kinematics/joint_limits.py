@@ -103,7 +103,7 @@ def speed_scale(velocity: np.ndarray, speed_limits: np.ndarray) -> float:
     together and the joint-space path is unchanged.
     """
     velocity = np.abs(np.asarray(velocity, dtype=float))
-    with np.errstate(divide='ignore', invalid='ignore'):
+    with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
         ratios = np.where(velocity > speed_limits, speed_limits / velocity, 1.0)
     return float(ratios.min()) if ratios.size else 1.0
 

@@ -19,13 +19,20 @@ import signal
 import subprocess
 import sys
 
+import pytest
 from ros_ik.tools.node_processes import executable
 
 
-def test_demo_reaches_reachable_targets_within_speed_limits(tmp_path, ros_domain_id):
-    """Run the demo on the default arm: its table, no fault of the strict arm, the plot."""
+@pytest.mark.parametrize('arm, segments', [('ur5', 7), ('so101', 5)])
+def test_demo_reaches_reachable_targets_within_speed_limits(tmp_path, ros_domain_id, arm,
+                                                            segments):
+    """
+    Run the demo on an arm: its table, no fault of the strict arm, the plot.
+
+    The UR5 (the default) adds the jog segments; the 5-joint arm runs on its position axes.
+    """
     completed = subprocess.run(
-        [executable('ros_ik_demo'), '--headless', '--output', str(tmp_path)],
+        [executable('ros_ik_demo'), '--headless', '--arm', arm, '--output', str(tmp_path)],
         capture_output=True, text=True, timeout=240, env=dict(os.environ))
     output = completed.stdout
     sys.stdout.write(output)
@@ -35,14 +42,14 @@ def test_demo_reaches_reachable_targets_within_speed_limits(tmp_path, ros_domain
                                      'leave it for pose B', 'unreachable (2x reach)',
                                      'position-only goal', 'to the jog start',
                                      'jog through singular')}
-    assert len(rows) == 7
+    assert len(rows) == segments
     for label, columns in rows.items():
         expect, result, _, _, _, peak_speed, peak_acceleration, _, _ = columns
         assert result == ('reached' if expect == 'reach' else 'unreachable'), label
         assert float(peak_speed) <= 0.5 + 1e-9, label  # velocity_scale of the demo
         assert float(peak_acceleration) <= 1.0 + 1e-3, label  # from stamps, 3 decimals
     assert float(rows['stretch to near-singular'][-1]) > 0.0  # damping engaged
-    assert os.path.getsize(tmp_path / 'ros_ik_demo_ur5.png') > 10000
+    assert os.path.getsize(tmp_path / f'ros_ik_demo_{arm}.png') > 10000
     assert 'simulated arm faults (commands beyond its velocity or acceleration limits): 0' in (
         output)
     assert 'demo succeeded' in output
