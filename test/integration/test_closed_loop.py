@@ -297,7 +297,7 @@ def test_a_continuous_joint_goes_the_short_way_across_pi(peer, tmp_path, mode):
 
 
 def test_a_twist_stream_drives_the_tool_straight_then_stops_at_rest(peer, tmp_path):
-    """Check ~/delta_twist_cmds at 50 Hz: a straight tool line, then rest after the stream."""
+    """Check ~/delta_twist_cmds at 50 Hz: a straight line, then rest within braking distance."""
     loop = bundled_loop(peer, tmp_path, 'ur5', ik={'jog_timeout': 0.1})
     try:
         home = np.array(BUNDLED_ARMS['ur5'].home)
@@ -311,7 +311,16 @@ def test_a_twist_stream_drives_the_tool_straight_then_stops_at_rest(peer, tmp_pa
         start_tip = loop.kinematics.tip_pose(loop.q)[:3, 3]
         assert peer.spin_until(lambda: len(loop.commands) > 150, 10.0)
         sending[0] = False
+        q_stopped, v_stopped = loop.commands[-1], np.abs(loop.velocities[-1])
         assert peer.spin_until(lambda: np.all(loop.velocities[-1] == 0.0), 5.0)
+        # Within the deceleration distance: at most jog_timeout (0.1 s) plus the last twist's
+        # period and some latency (0.07 s) at the jog speed, then a jerk-limited stop, no
+        # faster than that speed and no longer than v/a + a/j.
+        limits = loop.limits
+        stop = v_stopped * (0.17 + v_stopped / limits.acceleration
+                            + limits.acceleration / limits.jerk)
+        assert np.all(np.abs(loop.commands[-1] - q_stopped) <= stop + 1e-9), (
+            np.abs(loop.commands[-1] - q_stopped), stop)
         tips = np.array([loop.kinematics.tip_pose(q)[:3, 3] for q in loop.commands])
         direction = np.array([0.05, 0.0, -0.03]) / np.linalg.norm([0.05, 0.0, -0.03])
         offsets = tips - start_tip
