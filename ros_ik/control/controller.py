@@ -495,7 +495,6 @@ class IkController:
             self._solve_attempts = 0
             self._goal_q = None
             self._goal_note = ''
-
         if self._goal_q is None and self._solve_attempts < SOLVE_ATTEMPTS:
             self._solve(target, mask, notices)
         values = dict(self._solve_values, solve_attempts=self._solve_attempts)

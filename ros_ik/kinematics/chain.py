@@ -138,6 +138,11 @@ class Chain:
         return np.where(bounded, 0.5 * (np.where(bounded, self.lower, 0.0)
                                         + np.where(bounded, self.upper, 0.0)), 0.0)
 
+    def sampling_bounds(self) -> Tuple[np.ndarray, np.ndarray]:
+        """Return ``(lower, upper)`` (n,) to draw configurations in (continuous: -pi..pi)."""
+        return (np.where(self.is_continuous, -np.pi, self.lower),
+                np.where(self.is_continuous, np.pi, self.upper))
+
     def within_limits(self, q: np.ndarray, tolerance: float = 1e-9) -> bool:
         """Return whether ``q`` lies inside the position limits (continuous ones always do)."""
         q = np.asarray(q, dtype=float)

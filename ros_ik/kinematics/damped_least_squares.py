@@ -52,7 +52,9 @@ import numpy as np
 
 from ros_ik.kinematics.symmetric_eigen import symmetric_eigen_into
 
+# Eigenvalues of the normal matrix below this fraction of the largest are structural zeros.
 STRUCTURAL_ZERO = 1e-12
+# Task rows of a pose (3 position, 3 rotation): the largest normal matrix is 6 x 6.
 MAX_TASK_ROWS = 6
 
 
@@ -64,6 +66,9 @@ class DampingSchedule:
     max_damping: float
 
 
+# The two defaults, one home. The IK search damps late (its damping also shrinks with the
+# error); streamed commands (servo steps, the node's parameters) damp earlier and harder,
+# bounding joint speeds near a singularity by ``|W v| / (2 lam_max)``.
 SEARCH_DAMPING = DampingSchedule(singular_value_threshold=0.02, max_damping=0.05)
 COMMAND_DAMPING = DampingSchedule(singular_value_threshold=0.04, max_damping=0.08)
 

@@ -131,8 +131,7 @@ class IkSolver:
         self._lower = chain.lower
         self._upper = chain.upper
         # Restarts are drawn over each range (continuous joints: all of -pi..pi).
-        self._sample_lower = np.where(chain.is_continuous, -np.pi, self._lower)
-        self._sample_upper = np.where(chain.is_continuous, np.pi, self._upper)
+        self._sample_lower, self._sample_upper = chain.sampling_bounds()
         self.reach_origin, self.reach = self._reach_bound()
         kinematics_arrays = (kinematics.A, kinematics.prismatic, kinematics.G_tip)
         self._chain_arrays = kinematics_arrays + (self._lower, self._upper,

@@ -42,8 +42,7 @@ def generic_rank(kinematics: ChainKinematics, rows: Sequence[int],
     chain = kinematics.chain
     if chain.n_joints == 0 or not rows:
         return 0
-    lower = np.where(chain.is_continuous, -np.pi, chain.lower)
-    upper = np.where(chain.is_continuous, np.pi, chain.upper)
+    lower, upper = chain.sampling_bounds()
     configurations = np.random.default_rng(0).uniform(
         lower, upper, size=(samples, chain.n_joints))
     best = 0

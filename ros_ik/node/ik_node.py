@@ -160,8 +160,9 @@ class IkNode(Node):
             f'mode {settings.mode}, commands as {settings.command_type}')
         if resolved.warning():
             self.get_logger().warning(resolved.warning())
-        if arm.reachability_note():
-            self.get_logger().warning(arm.reachability_note())
+        reachability_note = arm.reachability_note()
+        if reachability_note:
+            self.get_logger().warning(reachability_note)
         if self._pending_target is not None:
             self._set_target(*self._pending_target)
             self._pending_target = None

@@ -128,6 +128,13 @@ class Loop:
         message.header.frame_id = self.chain.base_link
         self.poses.publish(message)
 
+    def send_point(self, position: np.ndarray) -> None:
+        """Publish a point target (x, y, z) in the base frame."""
+        message = PointStamped()
+        message.header.frame_id = self.chain.base_link
+        message.point.x, message.point.y, message.point.z = (float(v) for v in position)
+        self.points.publish(message)
+
     def error(self, T_base_target: np.ndarray, rows=range(6)) -> float:
         """Return the larger of the position and rotation error on ``rows``."""
         e_p, e_o = pose_error(T_base_target, self.kinematics.tip_pose(self.q))
@@ -284,10 +291,7 @@ def test_a_continuous_joint_goes_the_short_way_across_pi(peer, tmp_path, mode):
                 task_axes='x y', ik={'mode': mode})
     try:
         T_base_target = loop.kinematics.tip_pose(np.array([-3.0, 0.3]))
-        point = PointStamped()
-        point.header.frame_id = 'base'
-        point.point.x, point.point.y = (float(v) for v in T_base_target[:2, 3])
-        loop.points.publish(point)
+        loop.send_point(T_base_target[:3, 3])
         assert peer.spin_until(lambda: loop.error(T_base_target, rows=(0, 1)) < 1e-3, 30.0)
         wheel = np.array([q[0] for q in loop.commands])
         assert wheel.min() >= 3.0 - 1e-6 and wheel.max() <= 2 * math.pi - 3.0 + 1e-3
@@ -380,11 +384,7 @@ def test_a_five_joint_arm_reaches_points_ok_and_takes_full_poses_to_the_closest(
         chain = loop.chain
         for goal in rng.uniform(0.7 * chain.lower, 0.7 * chain.upper, size=(3, 5)):
             T_base_target = loop.kinematics.tip_pose(goal)
-            point = PointStamped()
-            point.header.frame_id = 'base_link'
-            point.point.x, point.point.y, point.point.z = (float(v) for v in
-                                                           T_base_target[:3, 3])
-            loop.points.publish(point)
+            loop.send_point(T_base_target[:3, 3])
             assert peer.spin_until(lambda: loop.error(T_base_target, rows=(0, 1, 2)) < 1e-3
                                    and loop.status.message == 'target reached', 30.0), (
                 loop.status.message)
