@@ -36,7 +36,7 @@ $(STAMP): $(ROS_REQUIREMENTS) requirements.txt requirements-test.txt
 install: $(STAMP)
 	rm -rf build
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation --force-reinstall .
-	$(BIN)/python -P -m ros_ik.kinematics.kernel_warm_up
+	$(BIN)/python -P -m ros_ik.collision.kernel_warm_up
 
 test: install
 	$(BIN)/python -P -m pytest test
@@ -77,6 +77,6 @@ colcon-test: install
 		&& colcon build --packages-select ros_ik --symlink-install \
 			--build-base build-symlink --install-base install-symlink \
 		&& colcon build --packages-select ros_ik \
-		&& . install/setup.sh && python -P -m ros_ik.kinematics.kernel_warm_up \
+		&& . install/setup.sh && python -P -m ros_ik.collision.kernel_warm_up \
 		&& colcon test --packages-select ros_ik --event-handlers console_direct- \
 		&& colcon test-result --verbose

@@ -39,9 +39,9 @@ setup(
         share('config', '*'),
         share('urdf', '*.urdf', '*_joint_limits.yaml'),
     ],
-    install_requires=['setuptools', 'numpy', 'numba', 'urdf-parser-py', 'PyYAML'],
+    install_requires=['setuptools', 'numpy', 'numba', 'urdf-parser-py', 'PyYAML', 'coal'],
     extras_require={
-        'test': ['pytest', 'hypothesis', 'pin'],
+        'test': ['pytest', 'hypothesis', 'pin', 'example-robot-data'],
     },
     # numba caches compiled kernels next to the modules: install as plain files.
     zip_safe=False,

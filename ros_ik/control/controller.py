@@ -61,7 +61,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ros_ik.collision.collision_checker import Contact
 from ros_ik.control.arm import ControlledArm
+from ros_ik.control.collision_guard import CollisionGuard
 from ros_ik.control.command_history import CommandHistory
 from ros_ik.control.goal_modes import planar_goal_target, point_target
 from ros_ik.control.jogging import (describe, jog_goal, JogCommand, JogPath,
@@ -73,6 +75,7 @@ from ros_ik.control.targets import check_pose, is_known_frame, known_frames
 from ros_ik.kinematics.damped_least_squares import DampingSchedule
 from ros_ik.kinematics.joint_limits import wrapped_difference
 from ros_ik.kinematics.manipulability import manipulability, task_jacobian, velocity_ellipsoid
+from ros_ik.kinematics.task_space import row_weights
 from ros_ik.kinematics.servo_step import ServoOptions
 from ros_ik.kinematics.transforms import pose_error
 from ros_ik.trajectory.motion_limits import MotionLimits
@@ -89,6 +92,10 @@ SOLVE_ATTEMPTS = 20  # IK solves per target (one per cycle) before it counts as 
 # A servo converging on a target next to a singularity needs the full damping: with less it
 # can end exactly singular, where no step leads back.
 JOG_DAMPING_FRACTION = 0.25
+# Solve mode checks the motions to at most this many distinct IK solutions per attempt;
+# solutions closer than DUPLICATE_SOLUTION (rad or m, every joint) count as one.
+MAX_CHECKED_SOLUTIONS = 6
+DUPLICATE_SOLUTION = 1e-3
 
 
 @dataclass(frozen=True)
@@ -162,7 +169,7 @@ class CycleResult:
 
 @dataclass(frozen=True)
 class MarkerState:
-    """What to draw: the target (if any), the tip and its velocity ellipsoid."""
+    """What to draw: the target (if any), the tip, its velocity ellipsoid, the closest pair."""
 
     T_base_target: Optional[np.ndarray]
     position_only: bool
@@ -170,19 +177,26 @@ class MarkerState:
     semi_axes: np.ndarray
     R_base_ellipsoid: np.ndarray
     near_singularity: bool
+    closest: Optional[Contact] = None
 
 
 class IkController:
     """The control state machine for one arm: targets and joint states in, commands out."""
 
     def __init__(self, arm: ControlledArm, settings: Settings,
-                 limits: Optional[MotionLimits] = None) -> None:
+                 limits: Optional[MotionLimits] = None,
+                 collision: Optional[CollisionGuard] = None) -> None:
         """
         Start with no joint state, no target and no command.
 
         ``limits``: the chain's motion limits; by default resolved from ``settings`` (the
-        URDF, ``joint_limits_file`` and the ``default_max_*`` parameters).
+        URDF, ``joint_limits_file`` and the ``default_max_*`` parameters). ``collision``:
+        the collision checks (None: joint limits only).
         """
+        self.collision = collision
+        self._collision_stop: Optional[Contact] = None
+        self._refusal: Optional[Contact] = None
+        self._check_start = True
         self.arm = arm
         self.settings = settings
         self.limits = (limits if limits is not None else resolve_motion_limits(
@@ -288,6 +302,17 @@ class IkController:
         self._target = None
         return []
 
+    def set_collision_guard(self, collision: Optional[CollisionGuard]) -> None:
+        """
+        Check against a new model from the next cycle on (a new scene, new allowed pairs).
+
+        A solve-mode target is solved again, so its motion is checked in the new scene; the
+        commanded state is checked for a collision it may now be in.
+        """
+        self.collision = collision
+        self._solved_sequence = -1
+        self._check_start = True
+
     # ------------------------------------------------------------------- cycle
     def cycle(self, now: float) -> CycleResult:
         """Run one control cycle at time ``now`` (s); return the command and notices."""
@@ -316,6 +341,9 @@ class IkController:
         self._last_time += dt
         notices: List[Notice] = []
         tracking = None
+        if self._check_start:
+            self._check_start = False
+            notices.extend(self._in_collision_notices())
         if stale:
             level, message, goal = 'ERROR', (f'joint states are stale ({age:.2f} s old, '
                                              f'timeout {settings.joint_state_timeout} s); '
@@ -325,6 +353,9 @@ class IkController:
             level, message, goal, tracking = self._tracking_goal(q_measured, T_base_tip,
                                                                  values, notices, dt, now)
         step = self._advance(goal, dt, notices)
+        if self._collision_stop is not None and level != 'ERROR':
+            level, message = 'WARN', ('stopping before a collision: the motion would bring '
+                                      f'{self._collision_stop.text()}')
         if level == 'OK' and measures.sigma_min < settings.singularity_warning:
             level, message = 'WARN', (f'near a singularity: sigma_min '
                                       f'{measures.sigma_min:.3g} < '
@@ -339,6 +370,28 @@ class IkController:
         self._motion = MotionState.at_rest(q_measured)
         self._last_time = self._rest_since = now
         self._history.clear()
+        self._check_start = True
+
+    def _in_collision_notices(self) -> List[Notice]:
+        """Say so when the commanded state is in collision (only moving apart is allowed)."""
+        if self.collision is None:
+            return []
+        contact = self.collision.nearest(self._motion.position)
+        if contact is None or contact.distance >= self.collision.checker.padding:
+            return []
+        return [Notice('warn', 'collision:start', f'in collision: {contact.owners[0]} and '
+                       f'{contact.owners[1]} are {contact.distance:.3g} m apart; only motions '
+                       'that move them apart are allowed')]
+
+    def _collision_damped(self, q: np.ndarray, qdot: np.ndarray, mask: Tuple[bool, ...],
+                          damping: float, velocity_limits: np.ndarray) -> np.ndarray:
+        """Return ``qdot`` through the velocity damper (unchanged without collision checks)."""
+        if self.collision is None:
+            return qdot
+        weights = row_weights(mask, self.settings.orientation_weight)
+        J_task = self.arm.kinematics.jacobian(q)[np.array(mask)] * weights[:, None]
+        return self.collision.damped_velocity(q, qdot, J_task, damping, velocity_limits,
+                                              self.settings)
 
     def _generator(self) -> OnlineGenerator:
         """Return the trajectory generator for the current ``velocity_scale``."""
@@ -351,8 +404,18 @@ class IkController:
         """Move the commanded state ``dt`` s toward the goal (or brake); keep it finite."""
         generator, state = self._generator(), self._motion
         step = None
+        self._collision_stop = None
         if goal.q is not None and np.all(np.isfinite(goal.q)):
             step = generator.step(state, goal.q, dt, goal.speed_fraction, goal.velocity_caps)
+            if step.state.is_finite() and self.collision is not None:
+                self._collision_stop = self.collision.step_contact(generator, state,
+                                                                  step.state, dt)
+            if self._collision_stop is not None:
+                contact = self._collision_stop
+                notices.append(Notice('warn', 'collision:stop', 'stopping: the motion would '
+                                      f'bring {contact.text()} (clearance '
+                                      f'{contact.distance:.3g} m)'))
+                step = None
         elif goal.q is not None:
             notices.append(Notice('warn', 'command:non_finite', 'the goal is not finite '
                                   '(numeric overflow); braking to rest'))
@@ -406,10 +469,14 @@ class IkController:
         if now - jog.receive_time > settings.jog_timeout:
             self._jog_path.reset()
             return 'OK', 'jog over (no command for jog_timeout): at rest', Goal(None)
-        options = self._differential_options(self.arm.task_mask(False), JOG_DAMPING_FRACTION)
-        goal = jog_goal(self.arm, self.limits, options, self._motion.position, jog,
+        mask = self.arm.task_mask(False)
+        options = self._differential_options(mask, JOG_DAMPING_FRACTION)
+        q = self._motion.position
+        goal = jog_goal(self.arm, self.limits, options, q, jog,
                         (settings.jog_linear_scale, settings.jog_angular_scale),
-                        self._jog_path, dt)
+                        self._jog_path, dt,
+                        lambda qdot, damping: self._collision_damped(
+                            q, qdot, mask, damping, options.velocity_limits))
         values['damping'] = goal.damping
         motion = Goal(goal.q_goal, velocity_caps=goal.joint_speeds)
         if goal.at_position_limit:
@@ -458,6 +525,8 @@ class IkController:
         options = self._differential_options(mask)
         velocity_limits = options.velocity_limits
         step = arm.servo.step(q, target.T_base_target, options)
+        velocity = self._collision_damped(q, step.velocity, mask, step.damping,
+                                          velocity_limits)
         values = {'damping': step.damping, 'velocity_scaling': step.velocity_scaling}
         reached = (step.position_error <= settings.position_tolerance
                    and step.orientation_error <= settings.orientation_tolerance)
@@ -469,8 +538,8 @@ class IkController:
         if reach_reason:
             notices.append(Notice('warn', 'target:reach', reach_reason))
             return 'ERROR', reach_reason + '; braking to rest', Goal(None), values
-        goal = Goal(q + step.velocity / settings.gain,
-                    float(np.max(np.abs(step.velocity) / velocity_limits, initial=0.0)))
+        goal = Goal(q + velocity / settings.gain,
+                    float(np.max(np.abs(velocity) / velocity_limits, initial=0.0)))
         if stalled and step.at_position_limit:
             return 'WARN', 'stopped at a joint limit short of the target', goal, values
         if stalled and not arm.reaches_every_task_direction:
@@ -499,7 +568,10 @@ class IkController:
             self._solve(target, mask, notices)
         values = dict(self._solve_values, solve_attempts=self._solve_attempts)
         if self._goal_q is None:
-            if self._solve_attempts >= SOLVE_ATTEMPTS:
+            if self._solve_attempts >= SOLVE_ATTEMPTS and self._refusal is not None:
+                message = (f'target refused: the motion would bring {self._refusal.text()}; '
+                           'holding until a new target')
+            elif self._solve_attempts >= SOLVE_ATTEMPTS:
                 message = (f'IK failed {SOLVE_ATTEMPTS} times ({self._goal_reason}); holding '
                            'until a new target')
             else:
@@ -523,15 +595,16 @@ class IkController:
         self._goal_reason = result.reason
         self._solve_values = {'iterations': result.iterations, 'restarts': result.restarts,
                               'solve_time_ms': result.time * 1e3, 'damping': result.damping}
+        self._refusal = None
         if result.success:
-            self._goal_q = short_way(result.q, seed, arm.chain.is_continuous)
+            self._goal_q = self._free_goal(result.solutions, notices)
         elif arm.solver.out_of_reach_reason(target.T_base_target, 0.0):
             self._solve_attempts = SOLVE_ATTEMPTS  # provably out of reach: no retry
             notices.append(Notice('warn', 'target:reach', f'IK failed: {result.reason}'))
         elif not arm.reaches_every_task_direction:
             # Off the poses this chain reaches: the best pose of the whole time budget is
             # the closest one (least squares on the weighted task error).
-            self._goal_q = short_way(result.q, seed, arm.chain.is_continuous)
+            self._goal_q = self._free_goal((result.q,), notices)
             self._goal_note = (f'moving to the closest pose this chain reaches: '
                                f'{result.position_error:.3g} m and '
                                f'{result.orientation_error:.3g} rad from the target')
@@ -539,6 +612,36 @@ class IkController:
         else:
             notices.append(Notice('warn', 'target:ik', f'IK failed: {result.reason} '
                                   f'(attempt {self._solve_attempts} of {SOLVE_ATTEMPTS})'))
+
+    def _free_goal(self, solutions: Sequence[np.ndarray],
+                   notices: List[Notice]) -> Optional[np.ndarray]:
+        """
+        Return the nearest solution whose whole motion is collision-free (None: none is).
+
+        Solutions are tried nearest first (continuous joints the short way), at most
+        ``MAX_CHECKED_SOLUTIONS`` distinct ones; without collision checks the nearest wins.
+        """
+        seed = self._motion.position
+        goals = [short_way(q, seed, self.arm.chain.is_continuous) for q in solutions]
+        if self.collision is None:
+            return goals[0]
+        tried: List[np.ndarray] = []
+        contact = None
+        for goal in goals:
+            if any(np.abs(goal - other).max() < DUPLICATE_SOLUTION for other in tried):
+                continue
+            if len(tried) == MAX_CHECKED_SOLUTIONS:
+                break
+            tried.append(goal)
+            contact = self.collision.goal_contact(self._generator(), self._motion, goal)
+            if contact is None:
+                return goal
+        self._refusal = contact
+        self._goal_reason = f'the motion would bring {contact.text()}'
+        notices.append(Notice('warn', 'target:collision', f'no collision-free IK solution: '
+                              f'the motion would bring {contact.text()} (attempt '
+                              f'{self._solve_attempts} of {SOLVE_ATTEMPTS})'))
+        return None
 
     # ----------------------------------------------------------------- reports
     def report(self) -> CycleStatus:
@@ -549,7 +652,7 @@ class IkController:
         ``[p_target - p_tip; log(R_target R_tip^T)]``; an OK status within both tolerances
         says 'target reached'.
         """
-        status = self.status
+        status = self._with_clearance(self.status)
         if status.tracking is None:
             return status
         T_base_tip, T_base_target, mask = status.tracking
@@ -564,6 +667,25 @@ class IkController:
             message = 'target reached'
         return CycleStatus(status.level, message, values)
 
+    def _with_clearance(self, status: CycleStatus) -> CycleStatus:
+        """
+        Return ``status`` with ``min_distance`` (m) and ``closest_pair`` at the measured joints.
+
+        Closer than ``collision_padding``: WARN (if not worse), in collision.
+        """
+        q = self.joints.positions()
+        contact = self.collision.nearest(q) if self.collision and q is not None else None
+        if contact is None:
+            return status
+        values = dict(status.values, min_distance=contact.distance,
+                      closest_pair=' - '.join(contact.owners))
+        level, message = status.level, status.message
+        if contact.distance < self.collision.checker.padding and level == 'OK':
+            level, message = 'WARN', (f'in collision: {contact.owners[0]} and '
+                                      f'{contact.owners[1]}; only motions that move them '
+                                      'apart are allowed')
+        return replace(status, level=level, message=message, values=values)
+
     def marker_state(self) -> Optional[MarkerState]:
         """Return the target and the velocity ellipsoid at the measured tip (None: no joints)."""
         q = self.joints.positions()
@@ -574,11 +696,12 @@ class IkController:
         semi_axes, R_base_ellipsoid = velocity_ellipsoid(J)
         sigma_min = manipulability(task_jacobian(J, arm.task_rows)).sigma_min
         target = self._target
+        closest = self.collision.nearest(q) if self.collision is not None else None
         return MarkerState(
             T_base_target=target.T_base_target if target is not None else None,
             position_only=target is not None and target.position_only,
             T_base_tip=T_base_tip, semi_axes=semi_axes, R_base_ellipsoid=R_base_ellipsoid,
-            near_singularity=sigma_min < self.settings.singularity_warning)
+            near_singularity=sigma_min < self.settings.singularity_warning, closest=closest)
 
 
 def short_way(q_goal: np.ndarray, q_from: np.ndarray, is_continuous: np.ndarray) -> np.ndarray:

@@ -37,7 +37,7 @@ bounded by ``K_path MAX_LEAD``.
 """
 
 from dataclasses import dataclass
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -147,8 +147,15 @@ def joint_velocity_command(joint_names: Sequence[str], names: Sequence[str],
 
 def jog_goal(arm: ControlledArm, limits: MotionLimits, options: ServoOptions,
              q: np.ndarray, jog: JogCommand, scales: Tuple[float, float], path: JogPath,
-             dt: float) -> JogGoal:
-    """Return the generator goal of one jog cycle at the commanded joints ``q``."""
+             dt: float,
+             shape_velocity: Callable[[np.ndarray, float], np.ndarray] = lambda qdot, _: qdot
+             ) -> JogGoal:
+    """
+    Return the generator goal of one jog cycle at the commanded joints ``q``.
+
+    ``shape_velocity(qdot, damping)`` may change the joint velocity before it becomes the
+    goal (the collision velocity damper).
+    """
     velocity_limits = options.velocity_limits
     damping, at_limit = 0.0, False
     if jog.kind == 'twist':
@@ -160,6 +167,7 @@ def jog_goal(arm: ControlledArm, limits: MotionLimits, options: ServoOptions,
         qdot, damping, at_limit = motion.velocity, motion.damping, motion.at_position_limit
     else:
         qdot = np.clip(jog.values, -velocity_limits, velocity_limits)
+    qdot = shape_velocity(qdot, damping)
     stopping = np.abs(qdot) / limits.acceleration + limits.acceleration / limits.jerk
     lookahead = LOOKAHEAD_FACTOR * float(np.max(stopping, initial=0.0)) + LOOKAHEAD_MARGIN
     return JogGoal(q + qdot * lookahead, np.abs(qdot), damping, at_limit)

@@ -38,6 +38,7 @@ from ros_ik.kinematics.damped_least_squares import COMMAND_DAMPING
 from ros_ik.kinematics.task_space import invalid_axes, TASK_AXES
 
 MODES = ('solve', 'servo')
+COLLISION_CHECKING = ('on', 'off')
 TYPE_NAMES = {float: 'double', str: 'string'}
 
 
@@ -202,10 +203,45 @@ class Settings:
     ellipsoid_scale: float = _parameter(0.2, 'drawn ellipsoid semi-axis per unit singular '
                                         'value [m per m/s]', value_range=(0.001, 10.0))
 
+    robot_description_semantic: str = _parameter(
+        '', 'SRDF XML of the robot (MoveIt convention): its disable_collisions pairs are not '
+        'checked; empty: read robot_description_semantic_file, else the '
+        'robot_description_semantic topic, else leave out pairs automatically',
+        read_only=True)
+    robot_description_semantic_file: str = _parameter(
+        '', 'path of an SRDF file, used when robot_description_semantic is empty',
+        read_only=True)
+    collision_checking: str = _parameter(
+        'on', 'on: never command a configuration or motion in collision (the URDF collision '
+        'geometry and the scene); off: joint limits only', choices=COLLISION_CHECKING,
+        read_only=True)
+    mesh_search_path: str = _parameter(
+        '', 'folders holding package folders, ":"-separated, for package:// mesh names not '
+        'in the ament index (like ROS_PACKAGE_PATH)', read_only=True)
+    collision_scene_file: str = _parameter(
+        '', 'YAML file of scene objects (box, sphere, cylinder) in the base frame or '
+        'attached to a link; set it at run time to change the scene')
+    collision_padding: float = _parameter(
+        0.0, 'clearance every checked pair keeps, added around the geometry [m]',
+        value_range=(0.0, 0.5))
+    collision_check_resolution: float = _parameter(
+        0.01, 'motion checks sample so that no point of the robot moves more than this '
+        'between two checked samples [m]', value_range=(0.001, 0.1), read_only=True)
+    collision_stop_distance: float = _parameter(
+        0.02, 'servo and jogging stop this far from a collision (closer: only moving apart) '
+        '[m]', value_range=(0.0, 1.0))
+    collision_slowdown_distance: float = _parameter(
+        0.1, 'servo and jogging slow down closer than this to a collision [m]',
+        value_range=(0.001, 2.0))
+
     def __post_init__(self) -> None:
         """Check every value against the table, and the combinations."""
         for parameter in PARAMETERS:
             parameter.coerce(getattr(self, parameter.name))
+        if self.collision_slowdown_distance <= self.collision_stop_distance:
+            raise ParameterError(
+                f'parameter collision_slowdown_distance = {self.collision_slowdown_distance} '
+                f'must be above collision_stop_distance = {self.collision_stop_distance}')
         if self.base_link == self.tip_link:
             raise ParameterError(f'parameters base_link and tip_link are both '
                                  f'"{self.base_link}": the chain needs two different links')

@@ -179,7 +179,7 @@ class ChainKinematics:
         self.A = np.ascontiguousarray(A[:, :3, :])
         self.prismatic = chain.is_prismatic
         self.G_tip = C_previous_inverse @ chain.T_last_tip
-        self._C_inverse = C_inverse
+        self.C_inverse = C_inverse  # (n, 4, 4): aligned frame -> child link frame
 
     def _rows(self, q: np.ndarray) -> np.ndarray:
         """Return ``q`` (..., n) as a contiguous float (b, n) array."""
@@ -199,7 +199,7 @@ class ChainKinematics:
         poses = np.zeros((len(rows), self.n_joints + 1, 4, 4))
         poses[:, :, 3, 3] = 1.0
         poses[:, 0] = np.eye(4)
-        poses[:, 1:, :3, :] = _aligned_frames(rows, self.A, self.prismatic) @ self._C_inverse
+        poses[:, 1:, :3, :] = _aligned_frames(rows, self.A, self.prismatic) @ self.C_inverse
         return poses.reshape(np.shape(q)[:-1] + poses.shape[1:])
 
     def frame_pose(self, q: np.ndarray, frame: str) -> Optional[np.ndarray]:

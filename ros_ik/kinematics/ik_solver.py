@@ -102,6 +102,9 @@ class IkResult(NamedTuple):
     """
     Outcome of one solve; ``q`` is always finite and within the joint limits.
 
+    ``solutions``: every converged configuration found (continuous joints wrapped), the
+    nearest to the seed first; ``q`` is the first of them on success.
+
     ``iterations`` counts damped steps over all attempts; errors are unweighted norms over
     the selected rows; ``damping`` (lam) is that of the last step taken (0 when the seed
     already solves the target); ``time`` in s; ``reason`` is empty on success.
@@ -116,6 +119,7 @@ class IkResult(NamedTuple):
     damping: float
     time: float
     reason: str
+    solutions: Tuple[np.ndarray, ...] = ()
 
 
 class IkSolver:
@@ -183,7 +187,8 @@ class IkSolver:
             if (stop_at_first and found) or time.perf_counter() >= deadline or (
                     options.max_attempts is not None and attempts >= options.max_attempts):
                 break
-        outcome = self._choose(solutions, q_seed) if solutions else best
+        ordered = self._by_distance(solutions, q_seed)
+        outcome = ordered[0] if solutions else best
         q = self.limits.wrap_continuous(outcome[:n].copy())
         position_error = float(outcome[n + POSITION_ERROR])
         orientation_error = float(outcome[n + ORIENTATION_ERROR])
@@ -193,7 +198,9 @@ class IkSolver:
                         restarts=attempts - 1, position_error=position_error,
                         orientation_error=orientation_error,
                         damping=float(outcome[n + DAMPING]),
-                        time=time.perf_counter() - start, reason=reason)
+                        time=time.perf_counter() - start, reason=reason,
+                        solutions=tuple(self.limits.wrap_continuous(row[:n].copy())
+                                        for row in ordered))
 
     def _compiled_options(self, options: IkOptions) -> Tuple[np.ndarray, np.ndarray,
                                                              np.ndarray]:
@@ -224,14 +231,14 @@ class IkSolver:
             max_iterations=options.max_iterations_per_attempt,
             stall_iterations=options.stall_iterations, error_damping=options.error_damping)
 
-    def _choose(self, solutions: List[np.ndarray], q_seed: np.ndarray) -> np.ndarray:
-        """Return the solution outcome nearest the seed (sum of joint distances, wrapped)."""
-        if len(solutions) == 1:
-            return solutions[0]
+    def _by_distance(self, solutions: List[np.ndarray], q_seed: np.ndarray) -> np.ndarray:
+        """Return the solution outcomes (k, n + 4), nearest the seed first (wrapped L1)."""
+        if len(solutions) <= 1:
+            return np.array(solutions)
         candidates = np.array(solutions)
         n = q_seed.shape[0]
         distance = np.abs(self.limits.wrap_continuous(candidates[:, :n] - q_seed))
-        return candidates[int(np.argmin(distance.sum(axis=1)))]
+        return candidates[np.argsort(distance.sum(axis=1), kind='stable')]
 
     def out_of_reach_reason(self, T_base_target: np.ndarray, position_error: float) -> str:
         """Return why the target's position is provably out of reach, or '' if it may not be."""

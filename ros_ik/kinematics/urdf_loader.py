@@ -87,7 +87,7 @@ def read_robot_description(path: str, xacro_args: str = '') -> str:
 
 def load_urdf_string(xml_text: str, base_link: str, tip_link: str) -> Chain:
     """Parse URDF XML text and return the chain from ``base_link`` to ``tip_link``."""
-    robot = _parse(xml_text)
+    robot = parse_robot(xml_text)
     link_names = {link.name for link in robot.links}
     for role, name in (('base', base_link), ('tip', tip_link)):
         if name not in link_names:
@@ -98,7 +98,7 @@ def load_urdf_string(xml_text: str, base_link: str, tip_link: str) -> Chain:
     return _fold_fixed_joints(path, base_link, tip_link)
 
 
-def _parse(xml_text: str) -> urdf_model.URDF:
+def parse_robot(xml_text: str) -> urdf_model.URDF:
     """Parse URDF text with urdf_parser_py, turning its errors into MalformedUrdfError."""
     if not xml_text or not xml_text.strip():
         raise MalformedUrdfError('malformed URDF: the robot description is empty')
@@ -130,9 +130,8 @@ def _joints_from_base_to_tip(robot: urdf_model.URDF, base_link: str,
     return path
 
 
-def _origin_transform(joint: urdf_model.Joint) -> np.ndarray:
-    """Return the joint's ``<origin>`` as a 4x4 transform (identity when absent)."""
-    origin = joint.origin
+def origin_transform(origin) -> np.ndarray:
+    """Return a URDF ``<origin>`` (joint, collision, visual) as a 4x4 transform (None: I)."""
     xyz = origin.xyz if origin is not None and origin.xyz is not None else (0.0, 0.0, 0.0)
     rpy = origin.rpy if origin is not None and origin.rpy is not None else (0.0, 0.0, 0.0)
     return transform(rpy_to_matrix(*rpy), np.array(xyz, dtype=float))
@@ -179,7 +178,7 @@ def _fold_fixed_joints(path: List[urdf_model.Joint], base_link: str,
     fixed_links: List[FixedLink] = []
     T_accumulated = np.eye(4)
     for joint in path:
-        T_accumulated = T_accumulated @ _origin_transform(joint)
+        T_accumulated = T_accumulated @ origin_transform(joint.origin)
         if joint.type == FIXED:
             fixed_links.append(FixedLink(joint.child, len(joints), T_accumulated.copy()))
             continue

@@ -32,7 +32,15 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
 from rclpy.time import Time
+from ros_ik.collision.allowed_pairs import SrdfError
+from ros_ik.collision.collision_checker import CollisionChecker
+from ros_ik.collision.collision_model import CollisionModel
+from ros_ik.collision.collision_setup import build_collision_model, with_scene
+from ros_ik.collision.kernel_warm_up import warm_up_collision_kernels
+from ros_ik.collision.scene import load_scene_file, parse_scene, SceneError
+from ros_ik.collision.shapes import GeometryError
 from ros_ik.control.arm import ControlledArm
+from ros_ik.control.collision_guard import CollisionGuard
 from ros_ik.control.command_topics import private_command_topic
 from ros_ik.control.controller import Command, IkController, Notice
 from ros_ik.control.motion_limit_sources import (JointLimitsError, LimitDefaults,
@@ -41,8 +49,9 @@ from ros_ik.control.parameters import PARAMETER_TABLE, ParameterError
 from ros_ik.kinematics.kernel_warm_up import warm_up_kernels
 from ros_ik.kinematics.urdf_errors import UrdfError
 from ros_ik.kinematics.urdf_loader import read_robot_description
+from ros_ik.node.mesh_packages import package_directories
 from ros_ik.node.messages import (command_message, COMMAND_MESSAGES, diagnostics, format_value,
-                                  ik_markers, pose_components, vector)
+                                  ik_markers, pose_components, scene_markers, vector)
 from ros_ik.node.parameter_declarations import (as_declared_types,
                                                 declare_joint_limit_overrides, declare_settings)
 from ros_ik.node.run import run_node
@@ -89,11 +98,15 @@ class IkNode(Node):
         if unknown:
             self.get_logger().warning(f'ignoring unknown parameters: {", ".join(unknown)}')
         self._joint_limit_overrides = declare_joint_limit_overrides(self, overrides)
-        compile_seconds = warm_up_kernels()
+        compile_seconds = warm_up_kernels() + (
+            warm_up_collision_kernels() if self._settings.collision_checking == 'on' else 0.0)
         if compile_seconds > COMPILE_NOTICE_SECONDS:
             self.get_logger().info(f'compiled the IK kernels in {compile_seconds:.1f} s (numba, '
                                    'first start only; later starts load its cache)')
         self._controller: Optional[IkController] = None
+        self._collision_model: Optional[CollisionModel] = None
+        self._next_model: Optional[CollisionModel] = None  # validated, applied after the set
+        self._urdf_text = ''
         self._pending_target: Optional[Tuple[str, Any, Any, str]] = None
         self._warn = KeyedThrottle(self._log_warning, WARNING_PERIOD)
         self._info = KeyedThrottle(self._log_info, INFO_PERIOD)
@@ -153,7 +166,8 @@ class IkNode(Node):
         resolved = resolve_motion_limits(arm.chain, settings.joint_limits_file,
                                          LimitDefaults.of(settings),
                                          self._joint_limit_overrides)
-        self._controller = IkController(arm, settings, resolved.limits)
+        self._controller = IkController(arm, settings, resolved.limits,
+                                        self._collision_guard(urdf_text, arm))
         chain = arm.chain
         self.get_logger().info(
             f'chain {chain.base_link} -> {chain.tip_link}: {", ".join(chain.joint_names)}; '
@@ -166,6 +180,74 @@ class IkNode(Node):
         if self._pending_target is not None:
             self._set_target(*self._pending_target)
             self._pending_target = None
+
+    def _collision_guard(self, urdf_text: str, arm: ControlledArm) -> Optional[CollisionGuard]:
+        """
+        Build the collision model (URDF geometry, SRDF, scene) and log what it checks.
+
+        Raises ``GeometryError``, ``SrdfError`` or ``SceneError`` naming the problem.
+        """
+        settings = self._settings
+        if settings.collision_checking == 'off':
+            self.get_logger().warning('collision_checking is off: commands respect the joint '
+                                      'limits only')
+            return None
+        srdf_text = settings.robot_description_semantic
+        if not srdf_text and settings.robot_description_semantic_file:
+            path = settings.robot_description_semantic_file
+            try:
+                with open(path, encoding='utf-8') as srdf_file:
+                    srdf_text = srdf_file.read()
+            except OSError as error:
+                raise ConfigurationError(f'cannot read robot_description_semantic_file '
+                                         f'"{path}": {error.strerror}') from error
+        self._urdf_text = urdf_text
+        model, note = build_collision_model(
+            urdf_text, arm.kinematics, srdf_text, load_scene_file(settings.collision_scene_file),
+            package_directories(settings.mesh_search_path))
+        self.get_logger().info(f'collision checking: {len(model.pairs)} element pairs; {note}')
+        self.get_logger().info(f'collision pairs never checked: {model.left_out_text()}')
+        if not srdf_text:
+            self.create_subscription(String, 'robot_description_semantic', self._on_srdf,
+                                     LATCHED_QOS)
+        self.create_subscription(String, '~/collision_scene', self._on_scene, LATCHED_QOS)
+        self._collision_model = model
+        return self._guard_of(model)
+
+    def _guard_of(self, model: CollisionModel) -> CollisionGuard:
+        """Return the guard of ``model`` with the current padding and resolution."""
+        settings = self._settings
+        return CollisionGuard(CollisionChecker(model, settings.collision_padding,
+                                               settings.collision_check_resolution))
+
+    def _use_collision_model(self, model: CollisionModel, what: str) -> None:
+        """Check against ``model`` from the next cycle on; log ``what`` changed."""
+        self._collision_model = model
+        self._controller.set_collision_guard(self._guard_of(model))
+        self.get_logger().info(f'{what}: {len(model.pairs)} element pairs checked; never '
+                               f'checked: {model.left_out_text()}')
+
+    def _on_srdf(self, message: String) -> None:
+        """Take the disabled pairs of a robot_description_semantic message (MoveIt's topic)."""
+        model = self._collision_model
+        try:
+            new_model, note = build_collision_model(
+                self._urdf_text, model.kinematics, message.data, model.scene,
+                package_directories(self._settings.mesh_search_path))
+        except (SrdfError, GeometryError, SceneError) as error:
+            self.get_logger().error(f'robot_description_semantic rejected: {error}')
+            return
+        self._use_collision_model(new_model, f'robot_description_semantic received ({note})')
+
+    def _on_scene(self, message: String) -> None:
+        """Replace the scene with the objects of a ~/collision_scene message (scene YAML)."""
+        try:
+            model = with_scene(self._collision_model, parse_scene(message.data,
+                                                                  '~/collision_scene'))
+        except SceneError as error:
+            self.get_logger().error(f'collision scene rejected: {error}')
+            return
+        self._use_collision_model(model, f'new scene ({len(model.scene)} objects)')
 
     def _create_timer(self, name: str):
         """Create the timer ``name`` of :data:`TIMERS` with the period its parameter sets."""
@@ -194,7 +276,8 @@ class IkNode(Node):
             return
         try:
             self._start_controller(message.data)
-        except (UrdfError, JointLimitsError) as error:
+        except (UrdfError, JointLimitsError, ConfigurationError, GeometryError, SrdfError,
+                SceneError) as error:
             self.get_logger().error(f'robot_description rejected: {error}')
 
     def _on_joint_state(self, message: JointState) -> None:
@@ -253,8 +336,12 @@ class IkNode(Node):
     def _validate_parameters(self, parameters: List[Parameter]) -> SetParametersResult:
         """Reject values the table does not allow, with the reason."""
         try:
-            self._settings.updated(_table_values(parameters))
-        except ParameterError as error:
+            updated = self._settings.updated(_table_values(parameters))
+            if (self._collision_model is not None
+                    and updated.collision_scene_file != self._settings.collision_scene_file):
+                self._next_model = with_scene(self._collision_model,
+                                              load_scene_file(updated.collision_scene_file))
+        except (ParameterError, SceneError) as error:
             return SetParametersResult(successful=False, reason=str(error))
         return SetParametersResult(successful=True)
 
@@ -264,6 +351,12 @@ class IkNode(Node):
         self._settings = self._settings.updated(values)
         if self._controller is not None:
             self._controller.settings = self._settings
+        if self._collision_model is not None and 'collision_scene_file' in values:
+            self._use_collision_model(self._next_model, 'collision_scene_file '
+                                      f'"{self._settings.collision_scene_file}" loaded')
+        elif self._collision_model is not None and 'collision_padding' in values:
+            self._use_collision_model(self._collision_model, 'collision_padding '
+                                      f'{self._settings.collision_padding} m')
         for name, (parameter, _, _) in TIMERS.items():
             if parameter in values:
                 self._periodic_timers[name].cancel()
@@ -302,9 +395,12 @@ class IkNode(Node):
         state = self._controller.marker_state() if self._controller is not None else None
         if state is None:
             return
-        self._marker_publisher.publish(ik_markers(
-            self._controller.arm.chain.base_link, self.get_clock().now().to_msg(), state,
-            self._settings.ellipsoid_scale))
+        base_link, stamp = self._controller.arm.chain.base_link, self.get_clock().now().to_msg()
+        markers = ik_markers(base_link, stamp, state, self._settings.ellipsoid_scale)
+        if self._collision_model is not None:
+            markers.markers.extend(scene_markers(base_link, stamp, self._collision_model,
+                                                 self._controller.joints.positions()))
+        self._marker_publisher.publish(markers)
 
     def _publish_diagnostics(self) -> None:
         """Publish the controller's status as ``<node name>: ik``, with the errors."""
@@ -340,7 +436,8 @@ def _table_values(parameters: List[Parameter]) -> Dict[str, Any]:
 def main(args: Optional[List[str]] = None) -> int:
     """Run the node; return 1 on a start-up error (bad URDF, links or parameters)."""
     return run_node(IkNode, 'ros_ik', (UrdfError, ConfigurationError, ParameterError,
-                                       JointLimitsError), args)
+                                       JointLimitsError, GeometryError, SrdfError,
+                                       SceneError), args)
 
 
 if __name__ == '__main__':

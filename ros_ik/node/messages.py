@@ -19,12 +19,13 @@ Joint commands list the chain's joints in chain order (base to tip), the order o
 ``Chain.joint_names``, in every command type.
 """
 
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from builtin_interfaces.msg import Duration, Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from geometry_msgs.msg import Pose, Vector3
+from geometry_msgs.msg import Point, Pose, Vector3
 import numpy as np
+from ros_ik.collision.collision_model import CollisionModel
 from ros_ik.control.controller import Command, MarkerState
 from ros_ik.kinematics.transforms import matrix_to_quaternion
 from sensor_msgs.msg import JointState
@@ -137,7 +138,9 @@ def ik_markers(frame_id: str, stamp: Time, state: MarkerState,
     The ellipsoid ``{J_v dq : |dq| <= 1}`` is drawn at the tip with semi-axes ``sigma_i``
     times ``ellipsoid_scale`` (m per m/s) along the left singular vectors of ``J_v``; it
     flattens toward a disc or a needle as a singularity approaches (red when near one).
-    A pose target is an arrow along its x axis, a point target a sphere.
+    A pose target is an arrow along its x axis, a point target a sphere. The closest pair
+    of the collision checks is a line between its witness points (namespace
+    ``ros_ik_closest_pair``; red within 5 cm).
     """
     markers = []
     T_base_target, position_only = state.T_base_target, state.position_only
@@ -159,7 +162,50 @@ def ik_markers(frame_id: str, stamp: Time, state: MarkerState,
     ellipsoid.color = (ColorRGBA(r=1.0, g=0.2, b=0.1, a=0.5) if state.near_singularity
                        else ColorRGBA(r=0.2, g=0.9, b=0.3, a=0.4))
     markers.append(ellipsoid)
+    closest = state.closest
+    line = Marker(ns='ros_ik_closest_pair', id=0, type=Marker.LINE_LIST)
+    line.action = Marker.ADD if closest is not None else Marker.DELETE
+    if closest is not None:
+        line.points = [Point(x=float(p[0]), y=float(p[1]), z=float(p[2]))
+                       for p in (closest.p_a, closest.p_b)]
+        line.scale.x = 0.005
+        line.color = (ColorRGBA(r=1.0, g=0.1, b=0.1, a=1.0) if closest.distance < 0.05
+                      else ColorRGBA(r=1.0, g=0.8, b=0.1, a=0.8))
+    markers.append(line)
     for marker in markers:
         marker.header.frame_id = frame_id
         marker.header.stamp = stamp
     return MarkerArray(markers=markers)
+
+
+SCENE_MARKER_TYPES = {'box': Marker.CUBE, 'sphere': Marker.SPHERE, 'cylinder': Marker.CYLINDER}
+
+
+def scene_markers(frame_id: str, stamp: Time, model: CollisionModel,
+                  q: Optional[np.ndarray]) -> List[Marker]:
+    """
+    Return the scene objects as markers (namespace ``ros_ik_scene``, one id per object).
+
+    Objects attached to a link are drawn where the joints ``q`` put them (at rest without
+    joints); boxes, spheres and cylinders take their dimensions as RViz scales.
+    """
+    scene_names = {item.name for item in model.scene}
+    poses = model.element_poses(q if q is not None else
+                                np.zeros(model.kinematics.n_joints))
+    markers = []
+    for index, (element, T_base_shape) in enumerate(zip(model.elements, poses)):
+        if element.owner not in scene_names:
+            continue
+        shape = element.shape
+        marker = Marker(ns='ros_ik_scene', id=index, type=SCENE_MARKER_TYPES[shape.kind],
+                        action=Marker.ADD, text=element.owner)
+        marker.header.frame_id = frame_id
+        marker.header.stamp = stamp
+        marker.pose = pose_message(T_base_shape)
+        diameter = 2.0 * shape.radius
+        marker.scale.x, marker.scale.y, marker.scale.z = (
+            shape.size if shape.kind == 'box' else
+            (diameter, diameter, shape.length if shape.kind == 'cylinder' else diameter))
+        marker.color = ColorRGBA(r=0.6, g=0.6, b=0.7, a=0.6)
+        markers.append(marker)
+    return markers

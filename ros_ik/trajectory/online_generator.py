@@ -87,19 +87,18 @@ class MotionStep:
 
 
 @numba.njit(cache=True, nogil=True)
-def synchronized_step_into(p: np.ndarray, v: np.ndarray, a: np.ndarray, target: np.ndarray,
+def synchronized_plan_into(p: np.ndarray, v: np.ndarray, a: np.ndarray, target: np.ndarray,
                            v_max: np.ndarray, a_max: np.ndarray, j_max: np.ndarray,
-                           dt: float, synchronize: bool, out_p: np.ndarray,
-                           out_v: np.ndarray, out_a: np.ndarray) -> float:
+                           synchronize: bool, jerks: np.ndarray,
+                           durations: np.ndarray) -> float:
     """
-    Write the state ``dt`` s along the plan into ``out_*``; return ``T - dt``.
+    Write every joint's profile to rest at ``target`` into ``jerks``, ``durations`` (n, 7).
 
-    All arrays (n,); ``target`` already inside the position bounds. Without ``synchronize``
-    every joint follows its own fastest profile.
+    All arrays (n,); ``target`` already inside the position bounds. Return the common
+    duration ``T = max_j T_j`` (s). Without ``synchronize`` every joint follows its own
+    fastest profile; with it the faster joints are stretched to end at ``T``.
     """
     n = p.shape[0]
-    jerks = np.zeros((n, SEGMENTS))
-    durations = np.zeros((n, SEGMENTS))
     fastest_time = np.zeros(n)
     peaks = np.zeros(n)
     common_time = 0.0
@@ -115,9 +114,82 @@ def synchronized_step_into(p: np.ndarray, v: np.ndarray, a: np.ndarray, target: 
                 scratch_jerks, scratch_durations):
             jerks[j, :] = scratch_jerks
             durations[j, :] = scratch_durations
+    return common_time
+
+
+@numba.njit(cache=True, nogil=True)
+def sample_plan_into(p: np.ndarray, v: np.ndarray, a: np.ndarray, target: np.ndarray,
+                     jerks: np.ndarray, durations: np.ndarray, t: float, out_p: np.ndarray,
+                     out_v: np.ndarray, out_a: np.ndarray) -> None:
+    """Write the state ``t`` s into the plan of :func:`synchronized_plan_into` into ``out_*``."""
+    for j in range(p.shape[0]):
         out_p[j], out_v[j], out_a[j] = sample_profile(p[j], v[j], a[j], target[j], jerks[j],
-                                                      durations[j], dt)
+                                                      durations[j], t)
+
+
+@numba.njit(cache=True, nogil=True)
+def synchronized_step_into(p: np.ndarray, v: np.ndarray, a: np.ndarray, target: np.ndarray,
+                           v_max: np.ndarray, a_max: np.ndarray, j_max: np.ndarray,
+                           dt: float, synchronize: bool, out_p: np.ndarray,
+                           out_v: np.ndarray, out_a: np.ndarray) -> float:
+    """
+    Write the state ``dt`` s along the plan into ``out_*``; return ``T - dt``.
+
+    All arrays (n,); ``target`` already inside the position bounds. Without ``synchronize``
+    every joint follows its own fastest profile.
+    """
+    n = p.shape[0]
+    jerks = np.zeros((n, SEGMENTS))
+    durations = np.zeros((n, SEGMENTS))
+    common_time = synchronized_plan_into(p, v, a, target, v_max, a_max, j_max, synchronize,
+                                         jerks, durations)
+    sample_plan_into(p, v, a, target, jerks, durations, dt, out_p, out_v, out_a)
     return common_time - dt
+
+
+@numba.njit(cache=True, nogil=True)
+def sample_motion_into(p: np.ndarray, v: np.ndarray, a: np.ndarray, target: np.ndarray,
+                       v_max: np.ndarray, a_max: np.ndarray, j_max: np.ndarray,
+                       synchronize: bool, weights: np.ndarray, spacing: float,
+                       out: np.ndarray) -> int:
+    """
+    Write samples of the motion to rest at ``target`` into ``out`` rows; return their count.
+
+    Row 0 is ``p``, the last row the end of the motion; between two rows the weighted
+    path length ``sum_j w_j |q_j(t) - q_j(t_k)|`` stays below ``spacing`` for every ``t``
+    in between: with ``|v_j(t)| <= |v_j(t_k)| + a_max_j (t - t_k)`` the step ``h`` solves
+    ``sum_j w_j (|v_j| h + a_max_j h^2 / 2) = spacing``. Return -1 when ``out`` is too
+    short for the motion.
+    """
+    n = p.shape[0]
+    jerks = np.zeros((n, SEGMENTS))
+    durations = np.zeros((n, SEGMENTS))
+    duration = synchronized_plan_into(p, v, a, target, v_max, a_max, j_max, synchronize,
+                                      jerks, durations)
+    quadratic = 0.0
+    for j in range(n):
+        quadratic += 0.5 * weights[j] * a_max[j]
+    state_v = v.copy()
+    state_a = np.empty(n)
+    row = np.empty(n)
+    out[0, :] = p
+    count = 1
+    t = 0.0
+    while t < duration:
+        linear = 0.0
+        for j in range(n):
+            linear += weights[j] * abs(state_v[j])
+        if quadratic > 0.0:
+            h = 2.0 * spacing / (linear + np.sqrt(linear * linear + 4.0 * quadratic * spacing))
+        else:
+            h = duration - t
+        t = min(t + h, duration)
+        if count >= out.shape[0]:
+            return -1
+        sample_plan_into(p, v, a, target, jerks, durations, t, row, state_v, state_a)
+        out[count, :] = row
+        count += 1
+    return count
 
 
 @numba.njit(cache=True, nogil=True)
@@ -162,19 +234,45 @@ class OnlineGenerator:
         there without holding the others back.
         """
         limits = self.limits
+        n = limits.n_joints
+        out_p, out_v, out_a = np.empty(n), np.empty(n), np.empty(n)
+        remaining = synchronized_step_into(
+            state.position, state.velocity, state.acceleration,
+            self.inside_bounds(np.asarray(target, dtype=float)),
+            self._velocity_limits(speed_fraction, velocity_caps), limits.acceleration,
+            limits.jerk, max(float(dt), 0.0), velocity_caps is None, out_p, out_v, out_a)
+        return MotionStep(MotionState(out_p, out_v, out_a), max(remaining, 0.0))
+
+    def _velocity_limits(self, speed_fraction: float,
+                         velocity_caps: Optional[np.ndarray]) -> np.ndarray:
+        """Return the velocity limits (n,) of one call (see :meth:`step`)."""
+        limits = self.limits
         fraction = min(max(float(speed_fraction), SPEED_FRACTION_FLOOR), 1.0)
         velocity = limits.velocity * fraction
         if velocity_caps is not None:
             velocity = np.clip(np.abs(velocity_caps), SPEED_FRACTION_FLOOR * limits.velocity,
                                velocity)
-        n = limits.n_joints
-        out_p, out_v, out_a = np.empty(n), np.empty(n), np.empty(n)
-        remaining = synchronized_step_into(
+        return velocity
+
+    def samples(self, state: MotionState, target: np.ndarray, weights: np.ndarray,
+                spacing: float, max_samples: int, speed_fraction: float = 1.0,
+                velocity_caps: Optional[np.ndarray] = None) -> Optional[np.ndarray]:
+        """
+        Return positions (k, n) along the motion :meth:`step` follows to ``target``.
+
+        From ``state.position`` to the end at rest; between consecutive rows the weighted
+        path length ``sum_j weights_j |dq_j|`` stays below ``spacing`` (see
+        :func:`sample_motion_into`). None when it needs more than ``max_samples`` rows.
+        """
+        limits = self.limits
+        out = np.empty((max_samples, limits.n_joints))
+        count = sample_motion_into(
             state.position, state.velocity, state.acceleration,
-            self.inside_bounds(np.asarray(target, dtype=float)), velocity,
-            limits.acceleration, limits.jerk, max(float(dt), 0.0), velocity_caps is None,
-            out_p, out_v, out_a)
-        return MotionStep(MotionState(out_p, out_v, out_a), max(remaining, 0.0))
+            self.inside_bounds(np.asarray(target, dtype=float)),
+            self._velocity_limits(speed_fraction, velocity_caps), limits.acceleration,
+            limits.jerk, velocity_caps is None, np.asarray(weights, dtype=float),
+            float(spacing), out)
+        return out[:count] if count > 0 else None
 
     def duration(self, state: MotionState, target: np.ndarray) -> float:
         """Return how long (s) the synchronised motion from ``state`` to ``target`` takes."""

@@ -1,0 +1,118 @@
+# Copyright 2026 ros_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The controller's collision rules: free goals, free motions, a free way to stop, the damper.
+
+Every command the controller sends must keep a collision-free way to rest. The guard
+checks, with :class:`ros_ik.collision.collision_checker.CollisionChecker` (no point of the
+robot closer than ``collision_padding`` to another body or scene object, anywhere along
+the motion, sampled so that no point moves more than ``collision_check_resolution``
+between two samples):
+
+* a solve-mode goal: the generator's whole motion from the commanded state to it;
+* every cycle's step: the move to the next command followed by the hardest stop from it
+  (what a brake would do). A step that fails is replaced by the brake from the current
+  command, whose own stop was checked the cycle before: by induction the stream is never
+  without a free stop;
+* servo and jog velocities go through the velocity damper
+  (:mod:`ros_ik.collision.velocity_damper`): they slow down within
+  ``collision_slowdown_distance`` and stop at ``collision_stop_distance``.
+
+A pair already in collision (a bad start, a new scene object) may only move apart.
+"""
+
+from typing import Optional
+
+import numpy as np
+from ros_ik.collision.collision_checker import CollisionChecker, Contact
+from ros_ik.collision.velocity_damper import constrained_velocity, damper_rows
+from ros_ik.control.parameters import Settings
+from ros_ik.kinematics.joint_limits import speed_scale
+from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator
+
+MAX_PATH_SAMPLES = 20000
+# Velocity-damper metric: H = J^T J + lam^2 I with at least this lam [m/rad].
+DAMPER_METRIC_DAMPING = 0.01
+
+
+class CollisionGuard:
+    """The collision checks of one controller (see the module docstring)."""
+
+    def __init__(self, checker: CollisionChecker) -> None:
+        """Keep the checker (its padding and resolution are the settings')."""
+        self.checker = checker
+
+    def _relative_bound(self, length: float) -> float:
+        """Return how far two points may move relative to each other: twice ``length``."""
+        return 2.0 * length
+
+    def _path(self, generator: OnlineGenerator, state: MotionState,
+              target: np.ndarray) -> Optional[np.ndarray]:
+        """Return samples of the generator's motion from ``state`` to rest at ``target``."""
+        checker = self.checker
+        return generator.samples(state, target, checker.model.motion_weights,
+                                 checker.spacing, MAX_PATH_SAMPLES)
+
+    def goal_contact(self, generator: OnlineGenerator, state: MotionState,
+                     q_goal: np.ndarray) -> Optional[Contact]:
+        """Return where the motion from ``state`` to rest at ``q_goal`` collides, or None."""
+        Q = self._path(generator, state, q_goal)
+        if Q is None:  # a motion too long to sample counts as blocked at its start
+            return self.checker.nearest(state.position)
+        bounds = np.full(len(Q) - 1, self._relative_bound(self.checker.spacing))
+        return self.checker.first_contact(Q, bounds)
+
+    def step_contact(self, generator: OnlineGenerator, state: MotionState,
+                     next_state: MotionState, dt: float) -> Optional[Contact]:
+        """
+        Return where the step to ``next_state`` and the hardest stop after it collide.
+
+        The step's own bound: ``sum_j w_j (|v_j| dt + a_max_j dt^2 / 2)`` per point.
+        """
+        brake = self._path(generator, next_state, generator.stopping_positions(next_state))
+        if brake is None:
+            return self.checker.nearest(state.position)
+        weights = self.checker.model.motion_weights
+        step_length = float(weights @ (np.abs(state.velocity) * dt
+                                       + 0.5 * generator.limits.acceleration * dt * dt))
+        Q = np.vstack([state.position[None], brake])
+        bounds = np.concatenate([[self._relative_bound(step_length)],
+                                 np.full(len(brake) - 1,
+                                         self._relative_bound(self.checker.spacing))])
+        return self.checker.first_contact(Q, bounds)
+
+    def damped_velocity(self, q: np.ndarray, qdot: np.ndarray, J_task: np.ndarray,
+                        damping: float, velocity_limits: np.ndarray,
+                        settings: Settings) -> np.ndarray:
+        """
+        Return ``qdot`` (n,) with the velocity damper's rows imposed, within the limits.
+
+        ``J_task`` (m, n): the weighted task Jacobian the velocity came from; the damper
+        keeps the velocity closest to ``qdot`` in ``H = J^T J + lam^2 I``; approach speed
+        ``xi = max_linear_speed``.
+        """
+        contacts = self.checker.contacts(q, settings.collision_slowdown_distance)
+        if not contacts:
+            return qdot
+        A, b = damper_rows(self.checker, q, contacts, settings.collision_stop_distance,
+                           settings.collision_slowdown_distance, settings.max_linear_speed)
+        lam = max(damping, DAMPER_METRIC_DAMPING)
+        H = J_task.T @ J_task + lam * lam * np.eye(len(q))
+        damped = constrained_velocity(qdot, H, A, b)
+        return damped * speed_scale(damped, velocity_limits)
+
+    def nearest(self, q: np.ndarray) -> Optional[Contact]:
+        """Return the closest checked pair at ``q`` (None without pairs)."""
+        return self.checker.nearest(q)

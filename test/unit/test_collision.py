@@ -1,0 +1,291 @@
+# Copyright 2026 ros_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The collision layer against coal, brute force and closed forms; pairs, scene and meshes.
+
+Real arms with meshes and SRDFs come from example-robot-data (skipped without it).
+"""
+
+import re
+
+import coal
+from hypothesis import given, settings, strategies as st
+import numpy as np
+import pytest
+from ros_ik.collision.allowed_pairs import pair, srdf_disabled_pairs, SrdfError
+from ros_ik.collision.collision_checker import CollisionChecker
+from ros_ik.collision.collision_model import CollisionModel
+from ros_ik.collision.collision_setup import (automatic_disabled_pairs,
+                                              build_collision_model)
+from ros_ik.collision.distance_kernels import capsule_box_distance, capsule_capsule_distance
+from ros_ik.collision.robot_geometry import robot_geometry
+from ros_ik.collision.scene import parse_scene, SceneError
+from ros_ik.collision.shapes import (capsule_around, GeometryError, resolve_mesh_path,
+                                     search_path_packages)
+from ros_ik.collision.velocity_damper import constrained_velocity
+from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.kinematics.transforms import rpy_to_matrix
+from ros_ik.kinematics.urdf_loader import load_urdf_string, parse_robot
+from ros_ik.tools.example_arms import example_arm, mesh_search_folder
+from ros_ik.trajectory.motion_limits import MotionLimits
+from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator
+
+FLOOR = ('objects: [{name: floor, type: box, size: [4.0, 4.0, 0.2], '
+         'pose: {xyz: [0.0, 0.0, -0.1], rpy: [0.0, 0.0, 0.0]}}]')
+needs_example_robots = pytest.mark.skipif(mesh_search_folder() is None,
+                                          reason='example-robot-data is not installed')
+coordinates = st.floats(-0.5, 0.5)
+points = st.tuples(coordinates, coordinates, coordinates).map(np.array)
+
+
+def coal_distance(shape_a, T_a, shape_b, T_b) -> float:
+    """Return coal's signed distance of two shapes at poses (4x4)."""
+    request = coal.DistanceRequest()
+    request.enable_signed_distance = True
+    return coal.distance(shape_a, coal.Transform3s(T_a[:3, :3], T_a[:3, 3]), shape_b,
+                         coal.Transform3s(T_b[:3, :3], T_b[:3, 3]), request,
+                         coal.DistanceResult())
+
+
+def capsule_pose(end0, end1):
+    """Return coal's capsule (along its z) pose and half length for a segment."""
+    axis = end1 - end0
+    length = float(np.linalg.norm(axis))
+    z = axis / length
+    helper = np.array([1.0, 0.0, 0.0]) if abs(z[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    x = np.cross(helper, z)
+    x /= np.linalg.norm(x)
+    T = np.eye(4)
+    T[:3, :3] = np.column_stack([x, np.cross(z, x), z])
+    T[:3, 3] = 0.5 * (end0 + end1)
+    return T, length
+
+
+@settings(max_examples=150, deadline=None)
+@given(points, points, points, points, st.floats(0.01, 0.2), st.floats(0.01, 0.2))
+def test_capsule_distance_matches_coal_when_apart(a0, a1, b0, b1, radius_a, radius_b):
+    """Check the capsule kernel against coal's capsules wherever they are apart."""
+    if min(np.linalg.norm(a1 - a0), np.linalg.norm(b1 - b0)) < 1e-3:
+        return
+    p_a, p_b = np.empty(3), np.empty(3)
+    ours = capsule_capsule_distance(a0, a1, radius_a, b0, b1, radius_b, p_a, p_b)
+    T_a, length_a = capsule_pose(a0, a1)
+    T_b, length_b = capsule_pose(b0, b1)
+    theirs = coal_distance(coal.Capsule(radius_a, length_a), T_a,
+                           coal.Capsule(radius_b, length_b), T_b)
+    if ours > 1e-4:
+        assert ours == pytest.approx(theirs, abs=1e-6)
+        assert np.linalg.norm(p_b - p_a) == pytest.approx(ours, abs=1e-6)
+    else:
+        assert theirs < 1e-4
+
+
+@settings(max_examples=150, deadline=None)
+@given(points, points, st.floats(0.01, 0.2), st.tuples(*[st.floats(0.02, 0.4)] * 3),
+       st.tuples(*[st.floats(-np.pi, np.pi)] * 3))
+def test_capsule_box_distance_matches_coal(e0, e1, radius, size, rpy):
+    """Check the golden-section capsule-box distance against coal (signed, both ways)."""
+    if np.linalg.norm(e1 - e0) < 1e-3:
+        return
+    T_box = np.eye(4)
+    T_box[:3, :3] = rpy_to_matrix(*rpy)
+    T_box[:3, 3] = [0.1, -0.05, 0.02]
+    half = 0.5 * np.array(size)
+    p_a, p_b = np.empty(3), np.empty(3)
+    ours = capsule_box_distance(e0, e1, radius, np.ascontiguousarray(T_box[:3]), half, p_a,
+                                p_b)
+    T_capsule, length = capsule_pose(e0, e1)
+    theirs = coal_distance(coal.Capsule(radius, length), T_capsule, coal.Box(*size), T_box)
+    if ours > 0.0:
+        assert ours == pytest.approx(theirs, abs=1e-6)
+    else:
+        assert theirs <= 1e-6
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(points, min_size=1, max_size=40))
+def test_a_fitted_capsule_contains_every_point(cloud):
+    """Check the proxy fit: every point lies within the capsule's radius of its segment."""
+    capsule = capsule_around(np.array(cloud))
+    axis = capsule.end1 - capsule.end0
+    for point in cloud:
+        t = 0.0 if not axis.any() else np.clip((point - capsule.end0) @ axis / (axis @ axis),
+                                                0.0, 1.0)
+        assert np.linalg.norm(point - (capsule.end0 + t * axis)) <= capsule.radius + 1e-9
+
+
+def test_the_velocity_damper_keeps_the_closest_velocity_meeting_the_rows():
+    """Check the active set against the closed form of one active row: x = q0 + H^-1 a mu."""
+    H = np.diag([1.0, 2.0, 4.0])
+    qdot = np.array([1.0, 1.0, 1.0])
+    A = np.array([[-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    b = np.array([0.0, -5.0])  # only the first row is violated: x_0 <= 0
+    x = constrained_velocity(qdot, H, A, b)
+    np.testing.assert_allclose(x, [0.0, 1.0, 1.0], atol=1e-9)
+    assert np.all(A @ x >= b - 1e-9)
+
+
+def test_scene_yaml_errors_name_the_field():
+    """Check unknown types, missing sizes and bad poses are refused naming the field."""
+    cases = {
+        'objects: [{name: a, type: cone, radius: 1}]': 'field "type"',
+        'objects: [{name: a, type: box}]': 'needs field "size"',
+        'objects: [{name: a, type: box, size: [1, 1]}]': 'field "size"',
+        'objects: [{name: a, type: sphere, radius: 0.1, pose: {xyz: [0, 0]}}]':
+            'field "pose".xyz',
+        'objects: [{name: a, type: sphere, radius: -1}]': 'field "radius"',
+        'objects: [{name: a, type: sphere, radius: 1, colour: red}]': 'unknown field "colour"',
+        'objects: [{type: sphere, radius: 1}]': 'field "name"',
+    }
+    for text, expected in cases.items():
+        with pytest.raises(SceneError, match=re.escape(expected)):
+            parse_scene(text)
+    (floor,) = parse_scene(FLOOR)
+    assert floor.shape.kind == 'box' and floor.shape.T_frame_shape[2, 3] == -0.1
+
+
+def test_package_uris_resolve_through_the_search_path(tmp_path):
+    """Check package://, file:// and plain paths, and the message for a missing package."""
+    mesh = tmp_path / 'my_robot' / 'meshes' / 'link.stl'
+    mesh.parent.mkdir(parents=True)
+    mesh.write_text('solid x\nendsolid x\n')
+    lookup = search_path_packages([str(tmp_path)])
+    assert resolve_mesh_path('package://my_robot/meshes/link.stl', lookup) == str(mesh)
+    assert resolve_mesh_path(f'file://{mesh}', lookup) == str(mesh)
+    assert resolve_mesh_path(str(mesh), lookup) == str(mesh)
+    with pytest.raises(GeometryError, match='package "other" not found'):
+        resolve_mesh_path('package://other/link.stl', lookup)
+
+
+def test_a_malformed_srdf_is_refused():
+    """Check an SRDF that is not XML, or lacks a link, is an SrdfError."""
+    with pytest.raises(SrdfError):
+        srdf_disabled_pairs('<robot')
+    with pytest.raises(SrdfError, match='lacks link1 or link2'):
+        srdf_disabled_pairs('<robot><disable_collisions link1="a"/></robot>')
+
+
+def example_model(name: str, srdf: bool = True, scene: str = FLOOR):
+    """Return the kinematics, model and URDF text of an example-robot-data arm."""
+    arm = example_arm(name)
+    text = open(arm.urdf_path, encoding='utf-8').read()
+    kinematics = ChainKinematics(load_urdf_string(text, arm.base_link, arm.tip_link))
+    srdf_text = open(arm.srdf_path, encoding='utf-8').read() if srdf else ''
+    model, note = build_collision_model(text, kinematics, srdf_text, parse_scene(scene),
+                                        search_path_packages([mesh_search_folder()]))
+    return kinematics, model, text, note
+
+
+@needs_example_robots
+def test_srdf_and_automatic_pair_rules_on_the_panda():
+    """Check the SRDF's pairs are left out; without one, adjacent and default-pose pairs."""
+    kinematics, model, text, note = example_model('panda')
+    srdf = srdf_disabled_pairs(open(example_arm('panda').srdf_path, encoding='utf-8').read())
+    checked = {pair(*owners) for owners in model.pair_owners}
+    assert not checked & set(srdf)
+    assert 'disabled by the SRDF' in note and 'panda_finger_joint1' in note
+    assert pair('floor', 'panda_link0') not in checked  # both fixed on the base
+    assert pair('floor', 'panda_link1') in checked
+    robot = robot_geometry(parse_robot(text), kinematics.chain,
+                           search_path_packages([mesh_search_folder()]))
+    automatic = automatic_disabled_pairs(kinematics, robot, samples=200)
+    for link in range(7):
+        assert automatic[pair(f'panda_link{link}', f'panda_link{link + 1}')] == 'Adjacent'
+    assert automatic[pair('panda_hand', 'panda_link7')] == 'Adjacent'
+    assert pair('panda_link1', 'panda_link7') not in automatic
+
+
+@needs_example_robots
+def test_scene_objects_allowed_links_leave_pairs_out():
+    """Check allowed_links and an object attached to a link are honoured."""
+    scene = ('objects: [{name: table, type: box, size: [1, 1, 0.1], pose: {xyz: [0.5, 0, 0]},'
+             ' allowed_links: [shoulder_link]}, {name: tool, type: cylinder, radius: 0.03, '
+             'length: 0.2, link: tool0, pose: {xyz: [0, 0, 0.1]}}]')
+    _, model, _, _ = example_model('ur5', scene=scene)
+    checked = {pair(*owners) for owners in model.pair_owners}
+    assert pair('table', 'shoulder_link') not in checked
+    assert pair('table', 'upper_arm_link') in checked
+    assert pair('tool', 'table') in checked
+    assert pair('tool', 'wrist_3_link') not in checked  # fixed on the same body
+    assert 'allowed_links of the scene object: shoulder_link - table' in model.left_out_text()
+
+
+def dense_first_contact(checker: CollisionChecker, generator, state, goal, padding):
+    """Return the first dense sample (0.5 mm apart) closer than padding, by coal on all pairs."""
+    Q = generator.samples(state, goal, checker.model.motion_weights, 5e-4, 200000)
+    for k, q in enumerate(Q):
+        distances = [contact.distance for contact in
+                     checker.exact_many(q, range(checker.pair_count))]
+        if min(distances) < padding:
+            return k
+    return None
+
+
+@needs_example_robots
+def test_motion_checks_agree_with_a_brute_force_dense_check():
+    """Check free/blocked verdicts of sampled motions against coal at every 0.5 mm."""
+    kinematics, model, _, _ = example_model('ur5')
+    padding = 0.0
+    checker = CollisionChecker(model, padding, 0.01)
+    chain = kinematics.chain
+    n = chain.n_joints
+    generator = OnlineGenerator(MotionLimits(chain.lower, chain.upper, np.full(n, 1.5),
+                                             np.full(n, 5.0), np.full(n, 50.0)))
+    rng = np.random.default_rng(3)
+    home = np.array([0.0, -1.57, 1.57, -1.57, -1.57, 0.0])
+    verdicts = []
+    for _ in range(12):
+        goal = home + rng.uniform(-1.2, 1.2, n)
+        state = MotionState.at_rest(home)
+        Q = generator.samples(state, goal, model.motion_weights, checker.spacing, 20000)
+        contact = checker.first_contact(Q, np.full(len(Q) - 1, 2 * checker.spacing))
+        dense = dense_first_contact(checker, generator, state, goal, padding)
+        if dense is not None:
+            assert contact is not None  # a blocked motion is never called free
+        verdicts.append(contact is None)
+    assert any(verdicts) and not all(verdicts)
+
+
+@needs_example_robots
+def test_configurations_in_collision_have_negative_clearance_named():
+    """Check a UR5 folded into the floor gives the floor pair, negative, named."""
+    _, model, _, _ = example_model('ur5')
+    checker = CollisionChecker(model, 0.0, 0.01)
+    low = np.array([0.0, 0.6, 0.0, 0.0, 0.0, 0.0])  # shoulder lifted down: the arm dives
+    contact = checker.nearest(low)
+    assert contact.distance < 0.0 and 'floor' in contact.owners
+
+
+def test_scene_without_robot_geometry_checks_nothing():
+    """Check a URDF without collision elements gives no pairs (nothing can collide)."""
+    urdf = ('<robot name="r"><link name="a"/><link name="b"/><joint name="j" type="revolute">'
+            '<parent link="a"/><child link="b"/><axis xyz="0 0 1"/>'
+            '<limit lower="-1" upper="1" velocity="1" effort="1"/></joint></robot>')
+    kinematics = ChainKinematics(load_urdf_string(urdf, 'a', 'b'))
+    model, _ = build_collision_model(urdf, kinematics, '', parse_scene(FLOOR),
+                                     search_path_packages([]))
+    assert isinstance(model, CollisionModel) and model.pairs == []
+    assert CollisionChecker(model, 0.0, 0.01).nearest(np.zeros(1)) is None
+
+
+def test_a_mesh_that_cannot_be_found_is_a_clear_error(tmp_path):
+    """Check a URDF naming a missing mesh fails with the link and file named."""
+    urdf = ('<robot name="r"><link name="a"/><link name="b"><collision><geometry>'
+            '<mesh filename="package://nowhere/b.stl"/></geometry></collision></link>'
+            '<joint name="j" type="continuous"><parent link="a"/><child link="b"/></joint>'
+            '</robot>')
+    kinematics = ChainKinematics(load_urdf_string(urdf, 'a', 'b'))
+    with pytest.raises(GeometryError, match='package "nowhere" not found'):
+        build_collision_model(urdf, kinematics, '', [], search_path_packages([str(tmp_path)]))
