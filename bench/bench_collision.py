@@ -22,8 +22,9 @@ Collision benchmark on example-robot-data's UR5 and Panda (meshes, SRDFs) with a
    configuration that the reference says is free (self and floor). Every command is
    checked independently with Pinocchio + coal on the real meshes
    (:mod:`ros_ik.tools.reference_collisions`); printed: commands in collision, targets
-   reached (within the tolerances), refused with a pair named, neither (timed out), the median and 95th
-   percentile time of a solving cycle (IK plus the motion checks) and of any other cycle.
+   reached (within the tolerances), refused with a pair named, neither (timed out), the
+   median and 95th percentile time of a solving cycle (IK plus the motion checks) and of
+   any other cycle.
 
 Run: ``.venv/bin/python bench/bench_collision.py [--seconds S]``.
 """
@@ -38,7 +39,6 @@ import numpy as np
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPOSITORY)
 
-from ros_ik.tools.reference_collisions import ReferenceCollisions  # noqa: E402
 from ros_ik.collision.collision_checker import CollisionChecker  # noqa: E402
 from ros_ik.collision.collision_setup import build_collision_model  # noqa: E402
 from ros_ik.collision.kernel_warm_up import warm_up_collision_kernels  # noqa: E402
@@ -50,6 +50,7 @@ from ros_ik.control.controller import IkController  # noqa: E402
 from ros_ik.control.parameters import Settings  # noqa: E402
 from ros_ik.kinematics.transforms import pose_error  # noqa: E402
 from ros_ik.tools.example_arms import example_arm, mesh_search_folder  # noqa: E402
+from ros_ik.tools.reference_collisions import ReferenceCollisions  # noqa: E402
 
 FLOOR = ('objects: [{name: floor, type: box, size: [4.0, 4.0, 0.2], '
          'pose: {xyz: [0.0, 0.0, -0.1], rpy: [0.0, 0.0, 0.0]}}]')

@@ -13,11 +13,11 @@
 # limitations under the License.
 
 """
-Which pairs of links are never checked: an SRDF's ``disable_collisions``, or the rules of
-MoveIt Setup Assistant when there is no SRDF.
+Which pairs of links are never checked: an SRDF's, or Setup Assistant's rules without one.
 
-Setup Assistant leaves out (``reason``): ``Adjacent`` links (a link and the nearest
-ancestor that has collision geometry: links without geometry are skipped over), pairs in
+An SRDF lists them as ``disable_collisions``. Without an SRDF, MoveIt Setup Assistant
+leaves out (``reason``): ``Adjacent`` links (a link and the nearest ancestor that has
+collision geometry: links without geometry are skipped over), pairs in
 collision in the ``Default`` configuration (every chain joint at 0, clipped into its
 limits) and pairs in collision in at least ``ALWAYS_FRACTION`` of random configurations
 (``Always``). It also proposes ``Never`` (pairs that never collided in its samples); those

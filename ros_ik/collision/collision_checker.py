@@ -16,18 +16,23 @@
 Collision checks of configurations and motions: proxies first, coal where they are close.
 
 A configuration is free when every checked pair's clearance is at least ``padding`` (m). A
-motion, given as samples ``q_0 .. q_K`` (the trajectory generator's own path) with a bound
-``S_k`` on how far any point moves relative to any other between samples ``k`` and
-``k + 1``, is free when every sample is and, for every pair and interval,
-``d_k + d_{k+1} >= 2 padding + S_k``: at a time between the samples the clearance is at
-least ``max(d_k - x, d_{k+1} - (S_k - x)) >= (d_k + d_{k+1} - S_k) / 2`` for the part ``x``
-of the motion done. With samples ``spacing`` apart in weighted path length, ``S_k <= 2
-spacing`` (both elements of a pair may move). So no point of the robot comes closer than
-``padding`` to another body or object anywhere along the motion, not only at the samples.
+motion is given as samples ``q_0 .. q_K`` (the trajectory generator's own path) with a
+bound on each joint's motion between consecutive samples; a pair's clearance changes by
+at most ``S_k = sum_j W_pj var_kj`` over interval k (``W``: the pair's lever arms, only the
+joints between its two bodies). The motion is free when no pair can come closer than
+``padding`` at any instant, shown per pair by either rule:
 
-The proxies enclose the shapes, so a proxy clearance is a lower bound: only the pairs
-whose proxy fails a rule are measured with coal on the real shapes (primitives, mesh
-hulls), and the rule is applied again to those values.
+* conservative advancement: from clearance ``c`` at sample i, every instant up to sample
+  j is clear while ``S_i + ... + S_{j-1} <= c - padding``;
+* two samples: ``d_k + d_{k+1} >= 2 padding + S_k`` clears the interval between them (at
+  a time between, the clearance is at least ``max(d_k - x, d_{k+1} - (S_k - x)) >=
+  (d_k + d_{k+1} - S_k) / 2`` for the part ``x`` of the motion done).
+
+The samples are at most ``spacing`` apart in the weighted path length of
+:meth:`ros_ik.trajectory.online_generator.OnlineGenerator.samples`.
+
+The proxies enclose the shapes, so a proxy clearance is a lower bound: coal measures a
+pair on the real shapes (primitives, mesh hulls) only where its proxy cannot prove a rule.
 
 A pair already closer than ``padding`` at the start (a bad start, a new object) is only
 allowed to move apart: its clearance may not fall below its starting value at any sample.
@@ -154,55 +159,98 @@ class CollisionChecker:
         found = self.exact_many(q, np.flatnonzero(proxy < within))
         return tuple(contact for contact in found if contact.distance < within)
 
-    def first_contact(self, Q: np.ndarray, motion_bounds: np.ndarray) -> Optional[Contact]:
+    def first_contact(self, Q: np.ndarray, variation: np.ndarray) -> Optional[Contact]:
         """
         Return the first violation along the samples ``Q`` (k, n), or None: the motion is free.
 
-        ``motion_bounds`` (k - 1,): ``S_k``, how far points move relative to each other
-        between samples k and k + 1. Pairs closer than ``padding`` at ``Q[0]`` must not get
-        closer (see the module docstring). Pairs farther than ``padding + sum S_k`` at
-        ``Q[0]`` (proxies, then coal) stay clear along the whole motion and are not sampled.
+        ``variation`` (k - 1, n): how far each joint may move between samples k and k + 1;
+        a pair's clearance changes by at most ``S_k = variation_k . W_pair`` over the
+        interval (``CollisionModel.pair_weights``). Pairs whose proxies are farther than
+        ``padding + sum S_k`` at ``Q[0]`` stay clear along the whole motion; the others are
+        walked sample by sample (:meth:`_first_unsafe_sample`).
         """
         if not self.pair_count:
             return None
         Q = np.ascontiguousarray(np.atleast_2d(Q), dtype=float)
-        reach = float(np.sum(motion_bounds))
-        near = np.flatnonzero(self.proxy_clearances(Q[0], self.padding + reach)[0]
-                              < self.padding + reach)
-        start = {contact.pair: contact.distance for contact in self.exact_many(Q[0], near)}
-        near = np.array([p for p in near if start[int(p)] < self.padding + reach],
-                        dtype=np.int64)
+        model = self.model
+        variation = np.asarray(variation, dtype=float).reshape(-1, Q.shape[1])
+        bounds = variation @ model.pair_weights.T
+        reach = bounds.sum(axis=0)
+        padding = self.padding
+        proxy = self.proxy_clearances(Q[0], padding + float(reach.max(initial=0.0)))[0]
+        near = np.flatnonzero(proxy < padding + reach)
         if not len(near):
             return None
-        kinematics = self.model.kinematics
-        D = motion_clearances(Q, kinematics.A, kinematics.prismatic, self.model.kernel_elements,
-                              self.model.pair_a[near], self.model.pair_b[near],
-                              self.padding + float(np.max(motion_bounds, initial=0.0)))
-        D[0] = [start[int(p)] for p in near]
-        escaping = {int(column): D[0, column] for column in np.flatnonzero(D[0] < self.padding)}
-        implicated = self._implicated(D, motion_bounds, escaping)
-        for k in np.flatnonzero(implicated.any(axis=1)):  # proxies only bound: measure
-            columns = np.flatnonzero(implicated[k])
-            D[k, columns] = [contact.distance for contact in
-                             self.exact_many(Q[k], near[columns], int(k))]
-        implicated = self._implicated(D, motion_bounds, escaping)
-        if not implicated.any():
+        kinematics = model.kinematics
+        D = motion_clearances(Q, kinematics.A, kinematics.prismatic, model.kernel_elements,
+                              model.pair_a[near], model.pair_b[near],
+                              padding + float(bounds[:, near].max(initial=0.0)))
+        violations = []
+        for column, p in enumerate(near):
+            sample = self._first_unsafe_sample(Q, D[:, column], bounds[:, p], int(p))
+            if sample is not None:
+                violations.append((sample, int(p)))
+        if not violations:
             return None
-        k, column = (int(index[0]) for index in np.nonzero(implicated))
-        return self.exact(Q[k], int(near[column]), k)
+        sample, p = min(violations)
+        return self.exact(Q[sample], p, sample)
 
-    def _implicated(self, D: np.ndarray, motion_bounds: np.ndarray,
-                    escaping: Dict[int, float]) -> np.ndarray:
-        """Return which clearances (k, pairs) take part in breaking a rule of the module."""
+    def _first_unsafe_sample(self, Q: np.ndarray, values: np.ndarray, bounds: np.ndarray,
+                             pair_index: int) -> Optional[int]:
+        """
+        Return the first sample where pair ``pair_index`` may break the rules, or None.
+
+        ``values`` (k,): clearance lower bounds (proxies);
+        ``bounds`` (k - 1,): the pair's ``S_k``. From a clearance (bound) ``c`` at sample
+        i, every instant up to sample j is clear while ``S_i + ... + S_{j-1} <= c -
+        padding`` (conservative advancement); where that does not reach the next sample,
+        the two-sample rule ``c_i + c_{i+1} >= 2 padding + S_i`` covers the interval.
+        Proxy values that fail are replaced by coal's before a violation is declared. A
+        pair in collision at sample 0 must instead keep its starting clearance at every
+        sample.
+        """
         padding = self.padding
-        implicated = D < padding
-        sums = D[:-1] + D[1:] < 2.0 * padding + motion_bounds[:, None]
-        for p, start in escaping.items():
-            implicated[:, p] = D[:, p] < start - ESCAPE_TOLERANCE
-            sums[:, p] = False
-        implicated[:-1] |= sums
-        implicated[1:] |= sums
-        return implicated
+        count = len(values)
+        measured = np.zeros(count, dtype=bool)
+
+        def measure(k: int) -> None:
+            values[k] = self.exact(Q[k], pair_index, k).distance
+            measured[k] = True
+
+        if values[0] < padding:
+            measure(0)
+        if values[0] < padding:
+            for k in range(1, count):
+                if values[k] < values[0] - ESCAPE_TOLERANCE and not measured[k]:
+                    measure(k)
+                if values[k] < values[0] - ESCAPE_TOLERANCE:
+                    return k
+            return None
+        travelled = np.concatenate([[0.0], np.cumsum(bounds)])
+        k = 0
+        while k < count - 1:
+            reach = int(np.searchsorted(travelled, travelled[k] + values[k] - padding,
+                                        side='right')) - 1
+            if reach >= count - 1:
+                return None
+            if reach > k:
+                k = reach
+                if values[k] < padding and not measured[k]:
+                    measure(k)
+                if values[k] < padding:
+                    return k
+                continue
+            following = k + 1
+            if (values[following] >= padding
+                    and values[k] + values[following] >= 2.0 * padding + bounds[k]):
+                k = following
+            elif not measured[k]:
+                measure(k)
+            elif not measured[following]:
+                measure(following)
+            else:
+                return following
+        return None
 
     def point_jacobian(self, q: np.ndarray, body: int, point: np.ndarray) -> np.ndarray:
         """

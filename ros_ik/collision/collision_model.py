@@ -32,14 +32,15 @@ T_link_shape``), as the kernels walk the chain.
 ``motion_weights`` bounds how far any point of any element moves when the joints move:
 ``|dx| <= sum_j w_j |dq_j|`` with ``w_j`` the largest distance from joint j's axis to a point
 it moves (revolute; the chain of joint origins ``|o_{k+1} - o_k|`` plus the element's reach
-from its body origin) or 1 (prismatic).
+from its body origin) or 1 (prismatic). ``pair_weights`` does the same for each pair's
+clearance, counting only the joints between its two bodies.
 """
 
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Sequence, Tuple
 
 import numpy as np
-from ros_ik.collision.allowed_pairs import pair, Pair, pair_text
+from ros_ik.collision.allowed_pairs import Pair, pair, pair_text
 from ros_ik.collision.distance_kernels import BOX, CAPSULE
 from ros_ik.collision.robot_geometry import BodyShape, RobotGeometry
 from ros_ik.collision.scene import SceneObject
@@ -96,7 +97,8 @@ class CollisionModel:
             np.array([e.half for e in self.elements]).reshape(-1, 3))
         self.pair_a = np.array([a for a, _ in self.pairs], dtype=np.int64)
         self.pair_b = np.array([b for _, b in self.pairs], dtype=np.int64)
-        self.motion_weights = self._motion_weights()
+        self.pair_weights = self._pair_weights()
+        self.motion_weights = self._lever_arms().max(axis=0)
 
     def _element(self, body_shape: BodyShape, in_scene: bool) -> Element:
         """Return the element of a shape: a box proxy for a scene box, else a capsule."""
@@ -163,25 +165,44 @@ class CollisionModel:
         return '; '.join(f'{reason}: {", ".join(pair_text(p) for p in pairs)}'
                          for reason, pairs in sorted(self.left_out.items()))
 
-    def _motion_weights(self) -> np.ndarray:
-        """Return ``w`` (n,): a point moves at most ``sum_j w_j |dq_j|`` (module docstring)."""
+    def _lever_arms(self) -> np.ndarray:
+        """
+        Return ``rho`` (n + 1, n): how far a point of body b moves per unit of joint j.
+
+        ``rho[b, j] = sum_{k=j+1}^{b-1} |o_k - o_{k-1}| + reach_b`` for a rotating joint
+        before the body (``|o_k - o_{k-1}| = |A_k[:, 3]|``, plus the stroke of a prismatic
+        joint k; ``reach_b`` the farthest point of the body's elements from its origin), 1
+        for a prismatic joint before it, 0 for joints after it.
+        """
         kinematics = self.kinematics
         n = kinematics.n_joints
         chain = kinematics.chain
         strokes = np.where(chain.is_prismatic, np.abs(np.nan_to_num(
             np.maximum(np.abs(chain.lower), np.abs(chain.upper)), posinf=0.0)), 0.0)
-        links = np.linalg.norm(kinematics.A[:, :, 3], axis=1) + strokes  # |o_k - o_{k-1}|
+        links = np.linalg.norm(kinematics.A[:, :, 3], axis=1) + strokes
         reach = np.zeros(n + 1)
         for element in self.elements:
             extent = (np.linalg.norm(element.ends, axis=1).max() + element.radius
                       if element.kind == CAPSULE else
                       np.linalg.norm(element.T_G_shape[:3, 3]) + np.linalg.norm(element.half))
             reach[element.body] = max(reach[element.body], extent)
-        weights = np.zeros(n)
-        for j in range(n):
-            if chain.is_prismatic[j]:
-                weights[j] = 1.0
-                continue
-            for body in range(j + 1, n + 1):
-                weights[j] = max(weights[j], links[j + 1:body].sum() + reach[body])
+        rho = np.zeros((n + 1, n))
+        for body in range(1, n + 1):
+            for j in range(body):
+                rho[body, j] = 1.0 if chain.is_prismatic[j] else (links[j + 1:body].sum()
+                                                                  + reach[body])
+        return rho
+
+    def _pair_weights(self) -> np.ndarray:
+        """
+        Return ``W`` (pairs, n): a pair's clearance changes by at most ``W[p] . |dq|``.
+
+        Only the joints between the two bodies move one relative to the other: for bodies
+        ``lo < hi``, ``W[p, j] = rho[hi, j]`` for ``lo <= j < hi``.
+        """
+        rho = self._lever_arms()
+        weights = np.zeros((len(self.pairs), self.kinematics.n_joints))
+        for p, (a, b) in enumerate(self.pairs):
+            low, high = sorted((self.elements[a].body, self.elements[b].body))
+            weights[p, low:high] = rho[high, low:high]
         return weights

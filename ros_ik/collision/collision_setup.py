@@ -46,14 +46,14 @@ def default_configuration(kinematics: ChainKinematics) -> np.ndarray:
 def automatic_disabled_pairs(kinematics: ChainKinematics, robot: RobotGeometry,
                              samples: int = AUTOMATIC_SAMPLES) -> Dict[Pair, str]:
     """Return ``{pair: reason}`` left out without an SRDF: Adjacent, Default, Always."""
-    disabled: Dict[Pair, str] = {link_pair: 'Adjacent' for link_pair in adjacent_pairs(
-        robot.links_with_geometry(), robot.parents)}
+    disabled: Dict[Pair, str] = dict.fromkeys(
+        adjacent_pairs(robot.links_with_geometry(), robot.parents), 'Adjacent')
     checker = CollisionChecker(CollisionModel(kinematics, robot, (), disabled), 0.0, 0.0)
     for contact in checker.contacts(default_configuration(kinematics), 0.0):
         disabled.setdefault(pair(*contact.owners), 'Default')
     lower, upper = kinematics.chain.sampling_bounds()
-    Q = np.random.default_rng(SAMPLING_SEED).uniform(lower, upper,
-                                                    (samples, kinematics.n_joints))
+    rng = np.random.default_rng(SAMPLING_SEED)
+    Q = rng.uniform(lower, upper, (samples, kinematics.n_joints))
     proxy_hits = checker.proxy_clearances(Q, 0.0) < 0.0
     owners = checker.model.pair_owners
     often = {p for p in range(checker.pair_count)

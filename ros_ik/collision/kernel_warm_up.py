@@ -54,9 +54,8 @@ def warm_up_collision_kernels() -> float:
     checker = CollisionChecker(model, 0.0, 0.01)
     generator = OnlineGenerator(MotionLimits(np.array([-3.0]), np.array([3.0]), np.ones(1),
                                              np.ones(1), np.full(1, 10.0)))
-    Q = generator.samples(MotionState.at_rest(np.zeros(1)), np.ones(1), model.motion_weights,
-                          0.01, 10000)
-    checker.first_contact(Q, np.full(len(Q) - 1, 0.02))
+    checker.first_contact(*generator.samples(MotionState.at_rest(np.zeros(1)), np.ones(1),
+                                             model.motion_weights, 0.01, 10000))
     q = np.array([1.2])
     contacts = checker.contacts(q, 1.0)
     A, b = damper_rows(checker, q, contacts, 0.02, 0.1, 0.5)

@@ -33,7 +33,7 @@ between two samples):
 A pair already in collision (a bad start, a new scene object) may only move apart.
 """
 
-from typing import Optional
+from typing import Optional, Tuple
 
 import numpy as np
 from ros_ik.collision.collision_checker import CollisionChecker, Contact
@@ -54,13 +54,9 @@ class CollisionGuard:
         """Keep the checker (its padding and resolution are the settings')."""
         self.checker = checker
 
-    def _relative_bound(self, length: float) -> float:
-        """Return how far two points may move relative to each other: twice ``length``."""
-        return 2.0 * length
-
     def _path(self, generator: OnlineGenerator, state: MotionState,
-              target: np.ndarray) -> Optional[np.ndarray]:
-        """Return samples of the generator's motion from ``state`` to rest at ``target``."""
+              target: np.ndarray) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+        """Return samples and joint variations of the motion from ``state`` to ``target``."""
         checker = self.checker
         return generator.samples(state, target, checker.model.motion_weights,
                                  checker.spacing, MAX_PATH_SAMPLES)
@@ -68,30 +64,25 @@ class CollisionGuard:
     def goal_contact(self, generator: OnlineGenerator, state: MotionState,
                      q_goal: np.ndarray) -> Optional[Contact]:
         """Return where the motion from ``state`` to rest at ``q_goal`` collides, or None."""
-        Q = self._path(generator, state, q_goal)
-        if Q is None:  # a motion too long to sample counts as blocked at its start
+        path = self._path(generator, state, q_goal)
+        if path is None:  # a motion too long to sample counts as blocked at its start
             return self.checker.nearest(state.position)
-        bounds = np.full(len(Q) - 1, self._relative_bound(self.checker.spacing))
-        return self.checker.first_contact(Q, bounds)
+        return self.checker.first_contact(*path)
 
     def step_contact(self, generator: OnlineGenerator, state: MotionState,
                      next_state: MotionState, dt: float) -> Optional[Contact]:
         """
         Return where the step to ``next_state`` and the hardest stop after it collide.
 
-        The step's own bound: ``sum_j w_j (|v_j| dt + a_max_j dt^2 / 2)`` per point.
+        Each joint moves at most ``|v_j| dt + a_max_j dt^2 / 2`` during the step.
         """
         brake = self._path(generator, next_state, generator.stopping_positions(next_state))
         if brake is None:
             return self.checker.nearest(state.position)
-        weights = self.checker.model.motion_weights
-        step_length = float(weights @ (np.abs(state.velocity) * dt
-                                       + 0.5 * generator.limits.acceleration * dt * dt))
-        Q = np.vstack([state.position[None], brake])
-        bounds = np.concatenate([[self._relative_bound(step_length)],
-                                 np.full(len(brake) - 1,
-                                         self._relative_bound(self.checker.spacing))])
-        return self.checker.first_contact(Q, bounds)
+        samples, variation = brake
+        step = np.abs(state.velocity) * dt + 0.5 * generator.limits.acceleration * dt * dt
+        return self.checker.first_contact(np.vstack([state.position[None], samples]),
+                                          np.vstack([step[None], variation]))
 
     def damped_velocity(self, q: np.ndarray, qdot: np.ndarray, J_task: np.ndarray,
                         damping: float, velocity_limits: np.ndarray,

@@ -75,8 +75,8 @@ from ros_ik.control.targets import check_pose, is_known_frame, known_frames
 from ros_ik.kinematics.damped_least_squares import DampingSchedule
 from ros_ik.kinematics.joint_limits import wrapped_difference
 from ros_ik.kinematics.manipulability import manipulability, task_jacobian, velocity_ellipsoid
-from ros_ik.kinematics.task_space import row_weights
 from ros_ik.kinematics.servo_step import ServoOptions
+from ros_ik.kinematics.task_space import row_weights
 from ros_ik.kinematics.transforms import pose_error
 from ros_ik.trajectory.motion_limits import MotionLimits
 from ros_ik.trajectory.online_generator import MotionState, MotionStep, OnlineGenerator
@@ -408,8 +408,8 @@ class IkController:
         if goal.q is not None and np.all(np.isfinite(goal.q)):
             step = generator.step(state, goal.q, dt, goal.speed_fraction, goal.velocity_caps)
             if step.state.is_finite() and self.collision is not None:
-                self._collision_stop = self.collision.step_contact(generator, state,
-                                                                  step.state, dt)
+                self._collision_stop = self.collision.step_contact(
+                    generator, state, step.state, dt)
             if self._collision_stop is not None:
                 contact = self._collision_stop
                 notices.append(Notice('warn', 'collision:stop', 'stopping: the motion would '

@@ -38,6 +38,6 @@ def package_directories(mesh_search_path: str) -> Callable[[str], Optional[str]]
     def lookup(package: str) -> Optional[str]:
         try:
             return get_package_share_directory(package)
-        except (PackageNotFoundError, ValueError):
+        except (PackageNotFoundError, ValueError, OSError):  # OSError: no AMENT_PREFIX_PATH
             return search_path(package)
     return lookup

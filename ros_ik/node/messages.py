@@ -163,15 +163,14 @@ def ik_markers(frame_id: str, stamp: Time, state: MarkerState,
                        else ColorRGBA(r=0.2, g=0.9, b=0.3, a=0.4))
     markers.append(ellipsoid)
     closest = state.closest
-    line = Marker(ns='ros_ik_closest_pair', id=0, type=Marker.LINE_LIST)
-    line.action = Marker.ADD if closest is not None else Marker.DELETE
     if closest is not None:
+        line = Marker(ns='ros_ik_closest_pair', id=0, type=Marker.LINE_LIST, action=Marker.ADD)
         line.points = [Point(x=float(p[0]), y=float(p[1]), z=float(p[2]))
                        for p in (closest.p_a, closest.p_b)]
         line.scale.x = 0.005
         line.color = (ColorRGBA(r=1.0, g=0.1, b=0.1, a=1.0) if closest.distance < 0.05
                       else ColorRGBA(r=1.0, g=0.8, b=0.1, a=0.8))
-    markers.append(line)
+        markers.append(line)
     for marker in markers:
         marker.header.frame_id = frame_id
         marker.header.stamp = stamp

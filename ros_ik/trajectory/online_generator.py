@@ -39,7 +39,7 @@ joint faster than that slows down under the acceleration and jerk limits.
 """
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Tuple
 
 import numba
 import numpy as np
@@ -151,15 +151,15 @@ def synchronized_step_into(p: np.ndarray, v: np.ndarray, a: np.ndarray, target: 
 def sample_motion_into(p: np.ndarray, v: np.ndarray, a: np.ndarray, target: np.ndarray,
                        v_max: np.ndarray, a_max: np.ndarray, j_max: np.ndarray,
                        synchronize: bool, weights: np.ndarray, spacing: float,
-                       out: np.ndarray) -> int:
+                       out: np.ndarray, variation: np.ndarray) -> int:
     """
     Write samples of the motion to rest at ``target`` into ``out`` rows; return their count.
 
-    Row 0 is ``p``, the last row the end of the motion; between two rows the weighted
-    path length ``sum_j w_j |q_j(t) - q_j(t_k)|`` stays below ``spacing`` for every ``t``
-    in between: with ``|v_j(t)| <= |v_j(t_k)| + a_max_j (t - t_k)`` the step ``h`` solves
-    ``sum_j w_j (|v_j| h + a_max_j h^2 / 2) = spacing``. Return -1 when ``out`` is too
-    short for the motion.
+    Row 0 is ``p``, the last row the end of the motion. Row ``k`` of ``variation`` bounds
+    how far each joint moves between samples k and k + 1: with ``|v_j(t)| <= |v_j(t_k)| +
+    a_max_j (t - t_k)``, at most ``|v_j(t_k)| h + a_max_j h^2 / 2`` over a step ``h``. The
+    step solves ``sum_j w_j (|v_j| h + a_max_j h^2 / 2) = spacing``, so the weighted path
+    length between two rows stays below ``spacing``. Return -1 when ``out`` is too short.
     """
     n = p.shape[0]
     jerks = np.zeros((n, SEGMENTS))
@@ -183,9 +183,12 @@ def sample_motion_into(p: np.ndarray, v: np.ndarray, a: np.ndarray, target: np.n
             h = 2.0 * spacing / (linear + np.sqrt(linear * linear + 4.0 * quadratic * spacing))
         else:
             h = duration - t
-        t = min(t + h, duration)
+        h = min(h, duration - t)
+        t += h
         if count >= out.shape[0]:
             return -1
+        for j in range(n):
+            variation[count - 1, j] = abs(state_v[j]) * h + 0.5 * a_max[j] * h * h
         sample_plan_into(p, v, a, target, jerks, durations, t, row, state_v, state_a)
         out[count, :] = row
         count += 1
@@ -256,23 +259,26 @@ class OnlineGenerator:
 
     def samples(self, state: MotionState, target: np.ndarray, weights: np.ndarray,
                 spacing: float, max_samples: int, speed_fraction: float = 1.0,
-                velocity_caps: Optional[np.ndarray] = None) -> Optional[np.ndarray]:
+                velocity_caps: Optional[np.ndarray] = None
+                ) -> Optional[Tuple[np.ndarray, np.ndarray]]:
         """
         Return positions (k, n) along the motion :meth:`step` follows to ``target``.
 
-        From ``state.position`` to the end at rest; between consecutive rows the weighted
-        path length ``sum_j weights_j |dq_j|`` stays below ``spacing`` (see
+        From ``state.position`` to the end at rest, with ``variation`` (k - 1, n): how far
+        each joint may move between consecutive rows; the weighted path length
+        ``sum_j weights_j |dq_j|`` between rows stays below ``spacing`` (see
         :func:`sample_motion_into`). None when it needs more than ``max_samples`` rows.
         """
         limits = self.limits
         out = np.empty((max_samples, limits.n_joints))
+        variation = np.empty((max_samples, limits.n_joints))
         count = sample_motion_into(
             state.position, state.velocity, state.acceleration,
             self.inside_bounds(np.asarray(target, dtype=float)),
             self._velocity_limits(speed_fraction, velocity_caps), limits.acceleration,
             limits.jerk, velocity_caps is None, np.asarray(weights, dtype=float),
-            float(spacing), out)
-        return out[:count] if count > 0 else None
+            float(spacing), out, variation)
+        return (out[:count], variation[:count - 1]) if count > 0 else None
 
     def duration(self, state: MotionState, target: np.ndarray) -> float:
         """Return how long (s) the synchronised motion from ``state`` to ``target`` takes."""

@@ -85,8 +85,11 @@ def test_sim_arm_follows_ik_commands_to_the_target(peer, tmp_path, command_type)
         speeds = np.abs(np.array([state.velocity for state in states]))
         assert np.all(speeds <= chain.velocity_limits * (1 + 1e-6))  # the simulated motors
         assert peer.spin_until(lambda: faults, 5.0) and faults[-1].data == 0
-        assert peer.spin_until(lambda: markers and len(markers[-1].markers) == 2, 5.0)
-        target_marker, ellipsoid = markers[-1].markers
+
+        def ik_markers():
+            return [marker for marker in markers[-1].markers if marker.ns == 'ros_ik']
+        assert peer.spin_until(lambda: markers and len(ik_markers()) == 2, 5.0)
+        target_marker, ellipsoid = ik_markers()
         assert target_marker.type == Marker.ARROW and ellipsoid.type == Marker.SPHERE
         assert target_marker.pose.position.x == pytest.approx(T_base_target[0, 3], abs=1e-9)
         assert ellipsoid.header.frame_id == arm.base_link

@@ -121,8 +121,9 @@ def test_a_fitted_capsule_contains_every_point(cloud):
     capsule = capsule_around(np.array(cloud))
     axis = capsule.end1 - capsule.end0
     for point in cloud:
-        t = 0.0 if not axis.any() else np.clip((point - capsule.end0) @ axis / (axis @ axis),
-                                                0.0, 1.0)
+        length_squared = float(axis @ axis)
+        t = 0.0 if length_squared < 1e-24 else float(
+            np.clip((point - capsule.end0) @ axis / length_squared, 0.0, 1.0))
         assert np.linalg.norm(point - (capsule.end0 + t * axis)) <= capsule.radius + 1e-9
 
 
@@ -224,7 +225,7 @@ def test_scene_objects_allowed_links_leave_pairs_out():
 
 def dense_first_contact(checker: CollisionChecker, generator, state, goal, padding):
     """Return the first dense sample (0.5 mm apart) closer than padding, by coal on all pairs."""
-    Q = generator.samples(state, goal, checker.model.motion_weights, 5e-4, 200000)
+    Q, _ = generator.samples(state, goal, checker.model.motion_weights, 5e-4, 200000)
     for k, q in enumerate(Q):
         distances = [contact.distance for contact in
                      checker.exact_many(q, range(checker.pair_count))]
@@ -249,8 +250,8 @@ def test_motion_checks_agree_with_a_brute_force_dense_check():
     for _ in range(12):
         goal = home + rng.uniform(-1.2, 1.2, n)
         state = MotionState.at_rest(home)
-        Q = generator.samples(state, goal, model.motion_weights, checker.spacing, 20000)
-        contact = checker.first_contact(Q, np.full(len(Q) - 1, 2 * checker.spacing))
+        contact = checker.first_contact(*generator.samples(
+            state, goal, model.motion_weights, checker.spacing, 20000))
         dense = dense_first_contact(checker, generator, state, goal, padding)
         if dense is not None:
             assert contact is not None  # a blocked motion is never called free

@@ -13,8 +13,9 @@
 # limitations under the License.
 
 """
-The layers hold: trajectory, kinematics, collision and control never load ROS; none loads an
-upper one.
+The layers hold: no ROS below the node, and no layer loads an upper one.
+
+Trajectory, kinematics, collision and control never load ROS.
 
 Each check imports every module of a layer in a fresh interpreter and reads
 ``sys.modules`` afterwards (what was really loaded, lazy imports included), not the text.

@@ -1,0 +1,194 @@
+# Copyright 2026 ros_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Collision checks over DDS: ik_node and the strict sim_arm with example-robot-data's UR5.
+
+The arm (meshes, SRDF) stands on a floor (``collision_scene_file``); every command heard is
+checked independently with Pinocchio + coal on the meshes. Skipped without
+example-robot-data.
+"""
+
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import PoseStamped
+import numpy as np
+import pytest
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.kinematics.transforms import pose_error, rpy_to_matrix
+from ros_ik.kinematics.urdf_loader import load_urdf_file
+from ros_ik.node.messages import pose_message
+from ros_ik.tools.example_arms import example_arm, mesh_search_folder
+from ros_ik.tools.node_processes import NodeProcess, RosPeer
+from ros_ik.tools.reference_collisions import ReferenceCollisions
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String, UInt32
+
+pytestmark = pytest.mark.skipif(mesh_search_folder() is None,
+                                reason='example-robot-data is not installed')
+RELIABLE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
+FLOOR = ('objects: [{name: floor, type: box, size: [4.0, 4.0, 0.2], '
+         'pose: {xyz: [0.0, 0.0, -0.1], rpy: [0.0, 0.0, 0.0]}}]\n')
+START = np.array([0.0, -1.57, 1.57, -1.57, -1.57, 0.0])
+FREE_GOAL = np.array([0.4, -1.3, 1.3, -1.6, -1.57, 0.3])
+
+
+class CollisionLoop:
+    """sim_arm (strict) and ik_node on the example UR5 with a floor; what the test sees."""
+
+    def __init__(self, peer: RosPeer, folder, scene_text: str = FLOOR) -> None:
+        """Start both processes (stopped by close(), even when this set-up fails)."""
+        self.arm = example_arm('ur5')
+        self.chain = load_urdf_file(self.arm.urdf_path, self.arm.base_link, self.arm.tip_link)
+        self.kinematics = ChainKinematics(self.chain)
+        scene_file = folder / 'scene.yaml'
+        scene_file.write_text(scene_text)
+        model = {'robot_description_file': self.arm.urdf_path,
+                 'base_link': self.arm.base_link, 'tip_link': self.arm.tip_link}
+        start = '[' + ', '.join(repr(float(v)) for v in START) + ']'
+        self.processes = []
+        self.commands, self.status, self.faults = [], None, []
+        self.peer = peer
+        try:
+            self.processes.append(NodeProcess(
+                'sim_arm', {**model, 'initial_positions': start, 'strict': True},
+                str(folder / 'sim.log'), ['-r', 'joint_commands:=/ros_ik/joint_commands']))
+            self.processes.append(NodeProcess('ik_node', {
+                **model, 'robot_description_semantic_file': self.arm.srdf_path,
+                'mesh_search_path': mesh_search_folder(),
+                'collision_scene_file': str(scene_file), 'diagnostics_period': 0.1,
+                'solve_time_budget': 0.02}, str(folder / 'ik.log')))
+            node = peer.node
+            node.create_subscription(JointState, '/ros_ik/joint_commands',
+                                     lambda m: self.commands.append(np.array(m.position)),
+                                     RELIABLE)
+            node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
+                                     RELIABLE)
+            node.create_subscription(UInt32, '/sim_arm/faults',
+                                     lambda m: self.faults.append(m.data), LATCHED)
+            self.targets = node.create_publisher(PoseStamped, '/ros_ik/target_pose', LATCHED)
+            self.scenes = node.create_publisher(String, '/ros_ik/collision_scene', LATCHED)
+            assert peer.spin_until(lambda: self.status is not None and self.faults
+                                   and self.targets.get_subscription_count() > 0, 60.0), \
+                self.processes[-1].output()[-3000:]
+        except BaseException:
+            self.close()
+            raise
+
+    def _on_diagnostics(self, message: DiagnosticArray) -> None:
+        for status in message.status:
+            if status.name == 'ros_ik: ik':
+                self.status = status
+
+    def send(self, T_base_target: np.ndarray) -> None:
+        """Publish a pose target in the base frame."""
+        message = PoseStamped(pose=pose_message(T_base_target))
+        message.header.frame_id = self.chain.base_link
+        self.targets.publish(message)
+
+    def values(self) -> dict:
+        """Return the last diagnostics values."""
+        return {item.key: item.value for item in self.status.values}
+
+    def reached(self, T_base_target: np.ndarray) -> bool:
+        """Return whether the last command puts the tool at the target."""
+        if not self.commands:
+            return False
+        e_p, e_o = pose_error(T_base_target, self.kinematics.tip_pose(self.commands[-1]))
+        return np.linalg.norm(e_p) < 1e-3 and np.linalg.norm(e_o) < 1e-2
+
+    def close(self) -> None:
+        """Stop every process started."""
+        for process in self.processes:
+            process.stop()
+
+
+@pytest.fixture
+def peer(ros_domain_id):
+    """Yield a test-side node in the test's own domain."""
+    test_peer = RosPeer()
+    yield test_peer
+    test_peer.close()
+
+
+def below_floor_target(kinematics: ChainKinematics) -> np.ndarray:
+    """Return a tool pose 15 cm below the floor, pointing down, within reach."""
+    T = np.eye(4)
+    T[:3, :3] = rpy_to_matrix(np.pi, 0.0, 0.0)
+    T[:3, 3] = [0.45, 0.15, -0.15]
+    return T
+
+
+def test_targets_below_the_floor_are_refused_and_free_ones_reached_without_contact(
+        peer, tmp_path):
+    """Check the refusal names the pair, a free target is reached, no command collides."""
+    loop = CollisionLoop(peer, tmp_path)
+    try:
+        loop.send(below_floor_target(loop.kinematics))
+        assert peer.spin_until(lambda: loop.status.message.startswith('target refused'), 60.0), \
+            (loop.status.message, loop.processes[1].output()[-3000:])
+        assert loop.status.message.startswith('target refused: the motion would bring ')
+        assert 'floor' in loop.status.message
+        T_goal = loop.kinematics.tip_pose(FREE_GOAL)
+        loop.send(T_goal)
+        assert peer.spin_until(lambda: loop.reached(T_goal), 60.0), loop.status.message
+        assert 'min_distance' in loop.values() and 'closest_pair' in loop.values()
+        reference = ReferenceCollisions(loop.arm.urdf_path, loop.arm.srdf_path,
+                                        mesh_search_folder(), loop.chain.joint_names)
+        colliding = [q for q in loop.commands[::5] + loop.commands[-1:]
+                     if reference.colliding(q)]
+        assert colliding == []
+        assert loop.faults[-1] == 0
+    finally:
+        loop.close()
+
+
+def test_a_scene_object_added_at_run_time_blocks_the_next_target(peer, tmp_path):
+    """Check a box published on ~/collision_scene around the goal refuses it, by name."""
+    loop = CollisionLoop(peer, tmp_path)
+    try:
+        T_goal = loop.kinematics.tip_pose(FREE_GOAL)
+        x, y, z = T_goal[:3, 3]
+        loop.scenes.publish(String(data=(
+            'objects:\n'
+            '  - {name: floor, type: box, size: [4.0, 4.0, 0.2], pose: {xyz: [0, 0, -0.1]}}\n'
+            f'  - {{name: crate, type: box, size: [0.3, 0.3, 0.3], pose: {{xyz: [{x}, {y}, '
+            f'{z}]}}}}\n')))
+        assert peer.spin_until(lambda: 'new scene' in loop.processes[1].output(), 30.0), \
+            loop.processes[1].output()[-2000:]
+        loop.send(T_goal)
+        assert peer.spin_until(lambda: loop.status.message.startswith('target refused'), 60.0), \
+            loop.status.message
+        assert 'crate' in loop.status.message
+    finally:
+        loop.close()
+
+
+def test_a_bad_scene_file_stops_the_node_naming_the_field(ros_domain_id, tmp_path):
+    """Check a scene object without its size is one FATAL line and exit code 1."""
+    arm = example_arm('ur5')
+    scene = tmp_path / 'scene.yaml'
+    scene.write_text('objects: [{name: table, type: box}]\n')
+    process = NodeProcess('ik_node', {
+        'robot_description_file': arm.urdf_path, 'base_link': arm.base_link,
+        'tip_link': arm.tip_link, 'mesh_search_path': mesh_search_folder(),
+        'collision_scene_file': str(scene)}, str(tmp_path / 'ik.log'))
+    try:
+        assert process.wait(60.0) == 1
+        assert 'object 1 ("table"): a box needs field "size"' in process.output()
+        assert 'FATAL' in process.output()
+    finally:
+        process.stop()
