@@ -98,3 +98,104 @@ def motion_clearances(Q: np.ndarray, A: np.ndarray, prismatic: np.ndarray, eleme
         body_poses_into(Q[k], A, prismatic, G, bodies)
         clearances_into(bodies, elements, pair_a, pair_b, cutoff, world_ends, world_box, out[k])
     return out
+
+
+OPEN, PROVEN, MEASURE_FROM = 0, 1, 2  # walk outcomes; violations are -1 - sample
+UNKNOWN, BOUND, MEASURED = 0, 1, 2
+
+
+@numba.njit(cache=True, nogil=True)
+def _proxy_at(Q: np.ndarray, k: int, A: np.ndarray, prismatic: np.ndarray, elements, a: int,
+              b: int, G: np.ndarray, bodies: np.ndarray, world_ends: np.ndarray,
+              world_box: np.ndarray, p_a: np.ndarray, p_b: np.ndarray) -> float:
+    """Return the proxy clearance of elements ``a``, ``b`` at sample ``Q[k]``."""
+    body, kind, ends, radius, box_pose, half = elements
+    body_poses_into(Q[k], A, prismatic, G, bodies)
+    place_elements_into(bodies, body, ends, box_pose, world_ends, world_box)
+    return element_distance(a, b, kind, radius, half, world_ends, world_box, p_a, p_b)
+
+
+@numba.njit(cache=True, nogil=True)
+def walk_pairs(Q: np.ndarray, A: np.ndarray, prismatic: np.ndarray, elements,
+               pair_a: np.ndarray, pair_b: np.ndarray, travelled: np.ndarray,
+               padding: float, values: np.ndarray, state: np.ndarray, cursor: np.ndarray,
+               outcome: np.ndarray) -> int:
+    """
+    Walk every open pair (column) along the samples ``Q``; return how many need a measure.
+
+    ``travelled`` (k, pairs): each pair's cumulative motion bound from sample 0;
+    ``values`` (k, pairs): clearances where ``state`` is ``BOUND`` (a lower bound: proxy, or
+    what an earlier clearance guarantees) or ``MEASURED`` (coal), proxies computed here
+    only at the samples a walk visits. From a clearance ``c`` at sample i every instant up
+    to sample j is clear while ``travelled_j - travelled_i <= c - padding``, and then
+    ``c - (travelled_j - travelled_i)`` bounds the clearance at j; where that does not
+    reach the next sample, ``c_i + c_{i+1} >= 2 padding + S_i`` covers the interval.
+    ``outcome[column]`` (in and out): ``OPEN`` while walking, then ``PROVEN``,
+    ``-1 - k`` for a violation at sample k, or ``MEASURE_FROM + k`` when sample k must be
+    measured with coal (then call again: the walk resumes at ``cursor``).
+    """
+    count, n = Q.shape
+    element_count = elements[0].shape[0]
+    G = np.empty((n, 3, 4))
+    bodies = np.empty((n + 1, 3, 4))
+    world_ends = np.empty((element_count, 2, 3))
+    world_box = np.empty((element_count, 3, 4))
+    p_a = np.empty(3)
+    p_b = np.empty(3)
+    pending = 0
+    for column in range(values.shape[1]):
+        if outcome[column] != OPEN:
+            continue
+        a, b = pair_a[column], pair_b[column]
+        while True:
+            k = cursor[column]
+            if state[k, column] == UNKNOWN:
+                values[k, column] = _proxy_at(Q, k, A, prismatic, elements, a, b, G, bodies,
+                                              world_ends, world_box, p_a, p_b)
+                state[k, column] = BOUND
+            value = values[k, column]
+            if value < padding:
+                outcome[column] = -1 - k if state[k, column] == MEASURED else MEASURE_FROM + k
+                break
+            if k == count - 1:
+                outcome[column] = PROVEN
+                break
+            budget = travelled[k, column] + value - padding
+            reach = k
+            while reach + 1 < count and travelled[reach + 1, column] <= budget:
+                reach += 1
+            if reach == count - 1:
+                outcome[column] = PROVEN
+                break
+            if reach > k:
+                guaranteed = value - (travelled[reach, column] - travelled[k, column])
+                if state[reach, column] == UNKNOWN:
+                    values[reach, column] = _proxy_at(Q, reach, A, prismatic, elements, a, b,
+                                                      G, bodies, world_ends, world_box, p_a,
+                                                      p_b)
+                    state[reach, column] = BOUND
+                values[reach, column] = max(values[reach, column], guaranteed)
+                cursor[column] = reach
+                continue
+            following = k + 1
+            if state[following, column] == UNKNOWN:
+                values[following, column] = _proxy_at(Q, following, A, prismatic, elements, a,
+                                                      b, G, bodies, world_ends, world_box, p_a,
+                                                      p_b)
+                state[following, column] = BOUND
+            interval = travelled[following, column] - travelled[k, column]
+            if (values[following, column] >= padding
+                    and value + values[following, column] >= 2.0 * padding + interval):
+                cursor[column] = following
+            elif state[k, column] != MEASURED:
+                outcome[column] = MEASURE_FROM + k
+                break
+            elif state[following, column] != MEASURED:
+                outcome[column] = MEASURE_FROM + following
+                break
+            else:
+                outcome[column] = -1 - following
+                break
+        if outcome[column] >= MEASURE_FROM:
+            pending += 1
+    return pending

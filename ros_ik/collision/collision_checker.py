@@ -42,7 +42,8 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
-from ros_ik.collision.clearance_kernels import body_poses_into, motion_clearances
+from ros_ik.collision.clearance_kernels import (body_poses_into, MEASURE_FROM, MEASURED,
+                                                motion_clearances, OPEN, walk_pairs)
 from ros_ik.collision.collision_model import CollisionModel
 
 ESCAPE_TOLERANCE = 1e-6  # m a pair in collision may lose to round-off while moving apart
@@ -80,7 +81,11 @@ class CollisionChecker:
         self.model = model
         self.padding = padding
         self.spacing = spacing
-        self._geometries = [element.shape.coal_geometry() for element in model.elements]
+        by_shape = {}
+        for element in model.elements:  # the capsules of one shape share its geometry
+            if id(element.shape) not in by_shape:
+                by_shape[id(element.shape)] = element.shape.coal_geometry()
+        self._geometries = [by_shape[id(element.shape)] for element in model.elements]
         self._request = coal.DistanceRequest()
         self._request.enable_signed_distance = True
         self._result = coal.DistanceResult()
@@ -104,6 +109,22 @@ class CollisionChecker:
     def exact(self, q: np.ndarray, pair_index: int, sample: int = 0) -> Contact:
         """Return the coal clearance of pair ``pair_index`` at ``q`` with its witnesses."""
         return self.exact_many(q, [pair_index], sample)[0]
+
+    def _distance(self, q: np.ndarray, pair_index: int) -> float:
+        """Return only the coal clearance of pair ``pair_index`` at ``q`` (the walk's need)."""
+        model = self.model
+        kinematics = model.kinematics
+        body_poses_into(q, kinematics.A, kinematics.prismatic, self._G, self._bodies)
+        a, b = model.pairs[pair_index]
+        transforms = []
+        for index in (a, b):
+            T_G_shape = model.elements[index].T_G_shape
+            T_body = self._bodies[model.elements[index].body]
+            transforms.append(self._coal.Transform3s(
+                T_body[:, :3] @ T_G_shape[:3, :3], T_body[:, :3] @ T_G_shape[:3, 3] + T_body[:, 3]))
+        self._result.clear()
+        return self._coal.distance(self._geometries[a], transforms[0], self._geometries[b],
+                                   transforms[1], self._request, self._result)
 
     def exact_many(self, q: np.ndarray, pair_indices, sample: int = 0) -> List[Contact]:
         """Return the coal clearances of ``pair_indices`` at ``q`` (one chain walk)."""
@@ -167,7 +188,9 @@ class CollisionChecker:
         a pair's clearance changes by at most ``S_k = variation_k . W_pair`` over the
         interval (``CollisionModel.pair_weights``). Pairs whose proxies are farther than
         ``padding + sum S_k`` at ``Q[0]`` stay clear along the whole motion; the others are
-        walked sample by sample (:meth:`_first_unsafe_sample`).
+        walked (:func:`ros_ik.collision.clearance_kernels.walk_pairs`, coal where the
+        proxies do not prove the rules). A pair closer than ``padding`` at ``Q[0]`` must
+        keep its starting clearance at every sample instead.
         """
         if not self.pair_count:
             return None
@@ -181,75 +204,60 @@ class CollisionChecker:
         near = np.flatnonzero(proxy < padding + reach)
         if not len(near):
             return None
-        kinematics = model.kinematics
-        D = motion_clearances(Q, kinematics.A, kinematics.prismatic, model.kernel_elements,
-                              model.pair_a[near], model.pair_b[near],
-                              padding + float(bounds[:, near].max(initial=0.0)))
         violations = []
+        start = {contact.pair: contact.distance for contact in
+                 self.exact_many(Q[0], near[proxy[near] < padding])}
+        for p, clearance in start.items():
+            if clearance < padding:
+                sample = self._first_closer_sample(Q, p, clearance)
+                if sample is not None:
+                    violations.append((sample, p))
+        near = np.array([p for p in near if start.get(int(p), padding) >= padding],
+                        dtype=np.int64)
+        count = len(Q)
+        travelled = np.zeros((count, len(near)))
+        travelled[1:] = np.cumsum(bounds[:, near], axis=0)
+        values = np.zeros((count, len(near)))
+        state = np.zeros((count, len(near)), dtype=np.int8)
         for column, p in enumerate(near):
-            sample = self._first_unsafe_sample(Q, D[:, column], bounds[:, p], int(p))
-            if sample is not None:
-                violations.append((sample, int(p)))
+            if int(p) in start:
+                values[0, column], state[0, column] = start[int(p)], MEASURED
+        cursor = np.zeros(len(near), dtype=np.int64)
+        outcome = np.full(len(near), OPEN, dtype=np.int64)
+        kinematics = model.kinematics
+        measured = {}  # (sample, shape, shape) -> coal clearance
+        while walk_pairs(Q, kinematics.A, kinematics.prismatic, model.kernel_elements,
+                         model.pair_a[near], model.pair_b[near], travelled, padding, values,
+                         state, cursor, outcome):
+            for column in np.flatnonzero(outcome >= MEASURE_FROM):
+                k = int(outcome[column] - MEASURE_FROM)
+                p = int(near[column])
+                a, b = model.pairs[p]
+                key = (k, id(model.elements[a].shape), id(model.elements[b].shape))
+                if key not in measured:
+                    measured[key] = self._distance(Q[k], p)
+                values[k, column] = max(measured[key], values[k, column])
+                state[k, column] = MEASURED
+                outcome[column] = OPEN
+        violations.extend((int(-1 - outcome[column]), int(near[column]))
+                          for column in np.flatnonzero(outcome < 0))
         if not violations:
             return None
         sample, p = min(violations)
         return self.exact(Q[sample], p, sample)
 
-    def _first_unsafe_sample(self, Q: np.ndarray, values: np.ndarray, bounds: np.ndarray,
-                             pair_index: int) -> Optional[int]:
-        """
-        Return the first sample where pair ``pair_index`` may break the rules, or None.
-
-        ``values`` (k,): clearance lower bounds (proxies);
-        ``bounds`` (k - 1,): the pair's ``S_k``. From a clearance (bound) ``c`` at sample
-        i, every instant up to sample j is clear while ``S_i + ... + S_{j-1} <= c -
-        padding`` (conservative advancement); where that does not reach the next sample,
-        the two-sample rule ``c_i + c_{i+1} >= 2 padding + S_i`` covers the interval.
-        Proxy values that fail are replaced by coal's before a violation is declared. A
-        pair in collision at sample 0 must instead keep its starting clearance at every
-        sample.
-        """
-        padding = self.padding
-        count = len(values)
-        measured = np.zeros(count, dtype=bool)
-
-        def measure(k: int) -> None:
-            values[k] = self.exact(Q[k], pair_index, k).distance
-            measured[k] = True
-
-        if values[0] < padding:
-            measure(0)
-        if values[0] < padding:
-            for k in range(1, count):
-                if values[k] < values[0] - ESCAPE_TOLERANCE and not measured[k]:
-                    measure(k)
-                if values[k] < values[0] - ESCAPE_TOLERANCE:
-                    return k
-            return None
-        travelled = np.concatenate([[0.0], np.cumsum(bounds)])
-        k = 0
-        while k < count - 1:
-            reach = int(np.searchsorted(travelled, travelled[k] + values[k] - padding,
-                                        side='right')) - 1
-            if reach >= count - 1:
-                return None
-            if reach > k:
-                k = reach
-                if values[k] < padding and not measured[k]:
-                    measure(k)
-                if values[k] < padding:
-                    return k
-                continue
-            following = k + 1
-            if (values[following] >= padding
-                    and values[k] + values[following] >= 2.0 * padding + bounds[k]):
-                k = following
-            elif not measured[k]:
-                measure(k)
-            elif not measured[following]:
-                measure(following)
-            else:
-                return following
+    def _first_closer_sample(self, Q: np.ndarray, pair_index: int,
+                             start: float) -> Optional[int]:
+        """Return the first sample where a pair in collision got closer than ``start``."""
+        kinematics = self.model.kinematics
+        proxy = motion_clearances(Q, kinematics.A, kinematics.prismatic,
+                                  self.model.kernel_elements,
+                                  self.model.pair_a[pair_index:pair_index + 1],
+                                  self.model.pair_b[pair_index:pair_index + 1], np.inf)[:, 0]
+        for k in range(1, len(Q)):
+            if (proxy[k] < start - ESCAPE_TOLERANCE
+                    and self.exact(Q[k], pair_index, k).distance < start - ESCAPE_TOLERANCE):
+                return k
         return None
 
     def point_jacobian(self, q: np.ndarray, body: int, point: np.ndarray) -> np.ndarray:

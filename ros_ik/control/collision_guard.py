@@ -94,11 +94,12 @@ class CollisionGuard:
         keeps the velocity closest to ``qdot`` in ``H = J^T J + lam^2 I``; approach speed
         ``xi = max_linear_speed``.
         """
-        contacts = self.checker.contacts(q, settings.collision_slowdown_distance)
+        within = max(settings.collision_slowdown_distance, settings.collision_stop_distance)
+        contacts = self.checker.contacts(q, within)
         if not contacts:
             return qdot
         A, b = damper_rows(self.checker, q, contacts, settings.collision_stop_distance,
-                           settings.collision_slowdown_distance, settings.max_linear_speed)
+                           within, settings.max_linear_speed)
         lam = max(damping, DAMPER_METRIC_DAMPING)
         H = J_task.T @ J_task + lam * lam * np.eye(len(q))
         damped = constrained_velocity(qdot, H, A, b)

@@ -57,6 +57,7 @@ velocity, acceleration and jerk limits over the time between command stamps. A c
 """
 
 from dataclasses import dataclass, field, replace
+import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -96,6 +97,9 @@ JOG_DAMPING_FRACTION = 0.25
 # solutions closer than DUPLICATE_SOLUTION (rad or m, every joint) count as one.
 MAX_CHECKED_SOLUTIONS = 6
 DUPLICATE_SOLUTION = 1e-3
+# With collision checks the IK search gets this share of solve_time_budget; the motion
+# checks of its solutions take the rest (at least the nearest solution is checked).
+IK_BUDGET_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -195,6 +199,7 @@ class IkController:
         """
         self.collision = collision
         self._collision_stop: Optional[Contact] = None
+        self._checked_goal: Optional[np.ndarray] = None
         self._refusal: Optional[Contact] = None
         self._check_start = True
         self.arm = arm
@@ -306,11 +311,12 @@ class IkController:
         """
         Check against a new model from the next cycle on (a new scene, new allowed pairs).
 
-        A solve-mode target is solved again, so its motion is checked in the new scene; the
-        commanded state is checked for a collision it may now be in.
+        A solve-mode motion is checked again in the new model (and the target solved anew
+        where it is blocked); the commanded state is checked for a collision it may now be
+        in.
         """
         self.collision = collision
-        self._solved_sequence = -1
+        self._checked_goal = None
         self._check_start = True
 
     # ------------------------------------------------------------------- cycle
@@ -371,6 +377,7 @@ class IkController:
         self._last_time = self._rest_since = now
         self._history.clear()
         self._check_start = True
+        self._checked_goal = None
 
     def _in_collision_notices(self) -> List[Notice]:
         """Say so when the commanded state is in collision (only moving apart is allowed)."""
@@ -398,27 +405,33 @@ class IkController:
         scale = self.settings.velocity_scale
         if self._generator_for[0] != scale or self._generator_for[1] is None:
             self._generator_for = (scale, OnlineGenerator(self.limits.with_velocity_scale(scale)))
+            self._checked_goal = None  # another speed: another path
         return self._generator_for[1]
 
     def _advance(self, goal: Goal, dt: float, notices: List[Notice]) -> MotionStep:
-        """Move the commanded state ``dt`` s toward the goal (or brake); keep it finite."""
+        """
+        Move the commanded state ``dt`` s toward the goal (or brake); keep it finite.
+
+        A step toward ``_checked_goal`` (a goal whose whole motion from the commanded state
+        was found free, followed since) stays on that motion; any other step must keep a
+        collision-free stop (:meth:`_guarded`). A brake off a checked motion that would
+        collide finishes the checked motion instead.
+        """
         generator, state = self._generator(), self._motion
         step = None
         self._collision_stop = None
         if goal.q is not None and np.all(np.isfinite(goal.q)):
             step = generator.step(state, goal.q, dt, goal.speed_fraction, goal.velocity_caps)
-            if step.state.is_finite() and self.collision is not None:
-                self._collision_stop = self.collision.step_contact(
-                    generator, state, step.state, dt)
-            if self._collision_stop is not None:
-                contact = self._collision_stop
-                notices.append(Notice('warn', 'collision:stop', 'stopping: the motion would '
-                                      f'bring {contact.text()} (clearance '
-                                      f'{contact.distance:.3g} m)'))
-                step = None
+            if step.state.is_finite() and goal.q is not self._checked_goal:
+                step = self._guarded(generator, state, step, dt, notices)
         elif goal.q is not None:
             notices.append(Notice('warn', 'command:non_finite', 'the goal is not finite '
                                   '(numeric overflow); braking to rest'))
+        checked_goal = (goal.q if goal.q is not None and goal.q is self._checked_goal
+                        and step is not None else None)
+        if step is None and self._checked_goal is not None and not state.is_at_rest():
+            step, checked_goal = self._brake_or_finish(generator, state, dt, notices)
+        self._checked_goal = checked_goal
         if step is None or not step.state.is_finite():
             step = generator.brake_step(state, dt)
         if not step.state.is_finite():
@@ -429,6 +442,30 @@ class IkController:
         self._history.add(self._last_time, step.state.position,
                           self.settings.joint_state_timeout)
         return step
+
+    def _guarded(self, generator: OnlineGenerator, state: MotionState, step: MotionStep,
+                 dt: float, notices: List[Notice]) -> Optional[MotionStep]:
+        """Return ``step`` if it and the hardest stop after it are free, else None (brake)."""
+        if self.collision is None:
+            return step
+        contact = self.collision.step_contact(generator, state, step.state, dt)
+        if contact is None:
+            return step
+        self._collision_stop = contact
+        notices.append(Notice('warn', 'collision:stop', 'stopping: the motion would bring '
+                              f'{contact.text()} (clearance {contact.distance:.3g} m)'))
+        return None
+
+    def _brake_or_finish(self, generator: OnlineGenerator, state: MotionState, dt: float,
+                         notices: List[Notice]) -> Tuple[MotionStep, Optional[np.ndarray]]:
+        """Return the brake, or the checked motion's next step where braking would collide."""
+        brake = generator.brake_step(state, dt)
+        contact = self.collision.step_contact(generator, state, brake.state, dt)
+        if contact is None:
+            return brake, None
+        notices.append(Notice('warn', 'collision:finish', 'braking here would bring '
+                              f'{contact.text()}: finishing the checked motion'))
+        return generator.step(state, self._checked_goal, dt), self._checked_goal
 
     def _tracking_goal(self, q_measured: np.ndarray, T_base_tip: np.ndarray,
                        values: Dict[str, object], notices: List[Notice], dt: float,
@@ -564,6 +601,9 @@ class IkController:
             self._solve_attempts = 0
             self._goal_q = None
             self._goal_note = ''
+        if (self._goal_q is not None and self.collision is not None
+                and self._goal_q is not self._checked_goal):
+            self._recheck_goal(notices)
         if self._goal_q is None and self._solve_attempts < SOLVE_ATTEMPTS:
             self._solve(target, mask, notices)
         values = dict(self._solve_values, solve_attempts=self._solve_attempts)
@@ -585,9 +625,11 @@ class IkController:
         """Solve the target once, seeded at the commanded joints (a new seed per attempt)."""
         settings, arm = self.settings, self.arm
         seed = self._motion.position
+        deadline = time.perf_counter() + settings.solve_time_budget
+        ik_share = IK_BUDGET_SHARE if self.collision is not None else 1.0
         options = replace(arm.solver.options, mask=mask,
                           orientation_weight=settings.orientation_weight,
-                          time_budget=settings.solve_time_budget,
+                          time_budget=ik_share * settings.solve_time_budget,
                           solution_choice='closest', damping=self._damping(),
                           random_seed=self._solve_attempts)
         result = arm.solver.solve(target.T_base_target, seed, options)
@@ -597,14 +639,14 @@ class IkController:
                               'solve_time_ms': result.time * 1e3, 'damping': result.damping}
         self._refusal = None
         if result.success:
-            self._goal_q = self._free_goal(result.solutions, notices)
+            self._goal_q = self._free_goal(result.solutions, notices, deadline)
         elif arm.solver.out_of_reach_reason(target.T_base_target, 0.0):
             self._solve_attempts = SOLVE_ATTEMPTS  # provably out of reach: no retry
             notices.append(Notice('warn', 'target:reach', f'IK failed: {result.reason}'))
         elif not arm.reaches_every_task_direction:
             # Off the poses this chain reaches: the best pose of the whole time budget is
             # the closest one (least squares on the weighted task error).
-            self._goal_q = self._free_goal((result.q,), notices)
+            self._goal_q = self._free_goal((result.q,), notices, deadline)
             self._goal_note = (f'moving to the closest pose this chain reaches: '
                                f'{result.position_error:.3g} m and '
                                f'{result.orientation_error:.3g} rad from the target')
@@ -613,13 +655,30 @@ class IkController:
             notices.append(Notice('warn', 'target:ik', f'IK failed: {result.reason} '
                                   f'(attempt {self._solve_attempts} of {SOLVE_ATTEMPTS})'))
 
-    def _free_goal(self, solutions: Sequence[np.ndarray],
-                   notices: List[Notice]) -> Optional[np.ndarray]:
+    def _recheck_goal(self, notices: List[Notice]) -> None:
+        """
+        Check the motion to the solve goal again from the commanded state (off its motion).
+
+        After a brake (the arm lagged, joint states were stale), a restart, a new
+        ``velocity_scale`` or a new scene the path to the goal is another one: free, it is
+        followed again; blocked, the target is solved anew.
+        """
+        contact = self.collision.goal_contact(self._generator(), self._motion, self._goal_q)
+        if contact is None:
+            self._checked_goal = self._goal_q
+            return
+        notices.append(Notice('warn', 'target:collision', 'the motion to the IK solution '
+                              f'would now bring {contact.text()}; solving again'))
+        self._goal_q = None
+
+    def _free_goal(self, solutions: Sequence[np.ndarray], notices: List[Notice],
+                   deadline: float) -> Optional[np.ndarray]:
         """
         Return the nearest solution whose whole motion is collision-free (None: none is).
 
         Solutions are tried nearest first (continuous joints the short way), at most
-        ``MAX_CHECKED_SOLUTIONS`` distinct ones; without collision checks the nearest wins.
+        ``MAX_CHECKED_SOLUTIONS`` distinct ones and none after ``deadline`` (perf_counter
+        s) but the first; without collision checks the nearest wins.
         """
         seed = self._motion.position
         goals = [short_way(q, seed, self.arm.chain.is_continuous) for q in solutions]
@@ -630,11 +689,12 @@ class IkController:
         for goal in goals:
             if any(np.abs(goal - other).max() < DUPLICATE_SOLUTION for other in tried):
                 continue
-            if len(tried) == MAX_CHECKED_SOLUTIONS:
+            if len(tried) == MAX_CHECKED_SOLUTIONS or (tried and time.perf_counter() > deadline):
                 break
             tried.append(goal)
             contact = self.collision.goal_contact(self._generator(), self._motion, goal)
             if contact is None:
+                self._checked_goal = goal
                 return goal
         self._refusal = contact
         self._goal_reason = f'the motion would bring {contact.text()}'

@@ -231,17 +231,14 @@ class Settings:
         0.02, 'servo and jogging stop this far from a collision (closer: only moving apart) '
         '[m]', value_range=(0.0, 1.0))
     collision_slowdown_distance: float = _parameter(
-        0.1, 'servo and jogging slow down closer than this to a collision [m]',
+        0.1, 'servo and jogging slow down closer than this to a collision (at or below '
+        'collision_stop_distance: no slow-down, a stop there) [m]',
         value_range=(0.001, 2.0))
 
     def __post_init__(self) -> None:
         """Check every value against the table, and the combinations."""
         for parameter in PARAMETERS:
             parameter.coerce(getattr(self, parameter.name))
-        if self.collision_slowdown_distance <= self.collision_stop_distance:
-            raise ParameterError(
-                f'parameter collision_slowdown_distance = {self.collision_slowdown_distance} '
-                f'must be above collision_stop_distance = {self.collision_stop_distance}')
         if self.base_link == self.tip_link:
             raise ParameterError(f'parameters base_link and tip_link are both '
                                  f'"{self.base_link}": the chain needs two different links')
