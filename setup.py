@@ -37,7 +37,7 @@ setup(
         ('share/' + PACKAGE_NAME, ['package.xml']),
         share('launch', '*.launch.py'),
         share('config', '*'),
-        share('urdf', '*.urdf', '*_joint_limits.yaml'),
+        share('urdf', '*.urdf', '*.srdf', '*_joint_limits.yaml'),
     ],
     install_requires=['setuptools', 'numpy', 'numba', 'urdf-parser-py', 'PyYAML', 'coal'],
     extras_require={
@@ -53,6 +53,7 @@ setup(
         'console_scripts': [
             'ik_node = ros_ik.tools.executables:ik_node',
             'ros_ik_demo = ros_ik.tools.demo:main',
+            'ros_ik_collision_pairs = ros_ik.tools.collision_pairs:main',
             'ros_ik_report = ros_ik.tools.report:main',
             'sim_arm = ros_ik.tools.executables:sim_arm',
             'target_marker = ros_ik.tools.executables:target_marker',

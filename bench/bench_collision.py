@@ -113,7 +113,7 @@ def free_targets(arm, reference, rng, count: int):
 
 def session(name: str, arm, model, reference, collision: bool, seconds: float, rng) -> str:
     """Run one random-target session; return its table row."""
-    settings = Settings(collision_checking='on' if collision else 'off')
+    settings = Settings(collision_checking='enabled' if collision else 'disabled')
     guard = (CollisionGuard(CollisionChecker(model, settings.collision_padding,
                                              settings.collision_check_resolution))
              if collision else None)

@@ -47,6 +47,10 @@ ARGUMENTS = (
     ('tip_link', '', 'chain tip link (default: that of the bundled arm)'),
     ('joint_limits_file', '', 'MoveIt-style joint_limits.yaml (acceleration and jerk limits; '
                               "default: the bundled arm's, none for urdf_file)"),
+    ('srdf_file', '', 'SRDF of the robot (its disable_collisions pairs are not checked; '
+                      "default: the bundled arm's; none for urdf_file: automatic pairs)"),
+    ('collision_scene_file', '', 'YAML of scene objects (floor, table, tool) for the collision '
+                                 'checks; empty: none'),
     ('mode', 'solve', 'solve (full IK per target, then a jerk-limited move) or servo '
                       '(damped Cartesian steps)'),
     ('command_type', 'joint_state', 'command message: ' + ', '.join(COMMAND_TYPES)),
@@ -73,7 +77,8 @@ def ik_node(context, **node_options) -> Node:
     argument = {name: value(LaunchConfiguration(name)) for name, _, _ in ARGUMENTS}
     setup = choose_arm(argument['arm'], argument['urdf_file'], argument['base_link'],
                        argument['tip_link'], os.path.join(SHARE, 'urdf'),
-                       argument['joint_limits_file'], argument['xacro_args'])
+                       argument['joint_limits_file'], argument['xacro_args'],
+                       argument['srdf_file'])
     remappings = [(source, target) for source, target in (
         ('~/target_pose', argument['target_topic']),
         ('~/planar_goal', argument['goal_topic']),
@@ -87,6 +92,8 @@ def ik_node(context, **node_options) -> Node:
                     'base_link': setup.base_link, 'tip_link': setup.tip_link,
                     'task_axes': setup.task_axes, 'mode': argument['mode'],
                     'joint_limits_file': setup.joint_limits_file,
+                    'robot_description_semantic_file': setup.srdf_file,
+                    'collision_scene_file': argument['collision_scene_file'],
                     'command_type': argument['command_type']}], **node_options)
 
 

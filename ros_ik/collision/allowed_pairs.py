@@ -87,7 +87,10 @@ def sampled_pairs(colliding_per_sample: Iterable[Iterable[Pair]], samples: int,
 
 def disable_collisions_xml(disabled: Iterable[Tuple[Pair, str]], robot_name: str) -> str:
     """Return an SRDF with the ``disable_collisions`` lines (what Setup Assistant writes)."""
-    lines = ['<?xml version="1.0" encoding="UTF-8"?>', f'<robot name="{robot_name}">']
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
+             '<!-- disable_collisions: adjacent links, pairs in collision at the default '
+             'configuration (Default) or nearly always (Always); written by '
+             'ros_ik_collision_pairs -->', f'<robot name="{robot_name}">']
     for link_pair, reason in disabled:
         first, second = sorted(link_pair)
         lines.append(f'    <disable_collisions link1="{first}" link2="{second}" '

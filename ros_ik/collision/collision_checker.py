@@ -121,7 +121,8 @@ class CollisionChecker:
             T_G_shape = model.elements[index].T_G_shape
             T_body = self._bodies[model.elements[index].body]
             transforms.append(self._coal.Transform3s(
-                T_body[:, :3] @ T_G_shape[:3, :3], T_body[:, :3] @ T_G_shape[:3, 3] + T_body[:, 3]))
+                T_body[:, :3] @ T_G_shape[:3, :3],
+                T_body[:, :3] @ T_G_shape[:3, 3] + T_body[:, 3]))
         self._result.clear()
         return self._coal.distance(self._geometries[a], transforms[0], self._geometries[b],
                                    transforms[1], self._request, self._result)

@@ -23,7 +23,9 @@ slow-down distance ``d_i`` the damper of Faverjon and Tournassoud (ICRA 1987) re
     d' >= -xi (d - d_s) / (d_i - d_s),
 
 so the approach speed falls linearly from ``xi`` (m/s) at ``d_i`` to 0 at the stop
-distance ``d_s``; below ``d_s`` the bound is positive: the pair must move apart. These
+distance ``d_s``. Between ``d_s`` and the padding the bound is 0 (no closer, and no push
+back, which would make a lagging arm oscillate); a pair closer than the padding (in
+collision) must move apart at ``xi (padding - d) / (d_i - d_s)``. These
 rows ``A qdot >= b`` are added to the damped least squares: of the velocities meeting them,
 the one closest to the unconstrained ``qdot_0 = (J^T J + lam^2 I)^-1 J^T v`` in the metric
 ``H = J^T J + lam^2 I`` (which is the damped least-squares cost itself), found by an active
@@ -44,6 +46,7 @@ def damper_rows(checker: CollisionChecker, q: np.ndarray, contacts: Sequence[Con
                 approach_speed: float) -> Tuple[np.ndarray, np.ndarray]:
     """Return ``A`` (k, n) and ``b`` (k,) of the damper constraints ``A qdot >= b``."""
     model = checker.model
+    padding = checker.padding
     n = model.kinematics.n_joints
     A = np.zeros((len(contacts), n))
     b = np.zeros(len(contacts))
@@ -53,7 +56,9 @@ def damper_rows(checker: CollisionChecker, q: np.ndarray, contacts: Sequence[Con
         relative = (checker.point_jacobian(q, element_b.body, contact.p_b)
                     - checker.point_jacobian(q, element_a.body, contact.p_a))
         A[row] = contact.normal @ relative
-        b[row] = -approach_speed * (contact.distance - stop_distance) / span
+        b[row] = -approach_speed * max(contact.distance - stop_distance, 0.0) / span
+        if contact.distance < padding:  # in collision: move apart
+            b[row] = approach_speed * (padding - contact.distance) / span
     return A, b
 
 

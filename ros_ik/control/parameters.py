@@ -38,7 +38,7 @@ from ros_ik.kinematics.damped_least_squares import COMMAND_DAMPING
 from ros_ik.kinematics.task_space import invalid_axes, TASK_AXES
 
 MODES = ('solve', 'servo')
-COLLISION_CHECKING = ('on', 'off')
+COLLISION_CHECKING = ('enabled', 'disabled')  # not on/off: YAML reads those as booleans
 TYPE_NAMES = {float: 'double', str: 'string'}
 
 
@@ -212,8 +212,9 @@ class Settings:
         '', 'path of an SRDF file, used when robot_description_semantic is empty',
         read_only=True)
     collision_checking: str = _parameter(
-        'on', 'on: never command a configuration or motion in collision (the URDF collision '
-        'geometry and the scene); off: joint limits only', choices=COLLISION_CHECKING,
+        'enabled', 'enabled: never command a configuration or motion in collision (the URDF '
+        'collision geometry and the scene); disabled: joint limits only',
+        choices=COLLISION_CHECKING,
         read_only=True)
     mesh_search_path: str = _parameter(
         '', 'folders holding package folders, ":"-separated, for package:// mesh names not '

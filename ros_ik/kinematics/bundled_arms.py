@@ -102,6 +102,11 @@ def joint_limits_beside(urdf_path: str) -> str:
     return urdf_path[:-len('.urdf')] + '_joint_limits.yaml'
 
 
+def srdf_beside(urdf_path: str) -> str:
+    """Return ``<name>.srdf`` beside ``<name>.urdf``: a bundled arm's disabled pairs."""
+    return urdf_path[:-len('.urdf')] + '.srdf'
+
+
 def bundled_joint_limits_path(arm_name: str) -> str:
     """Return the path of a bundled arm's ``joint_limits.yaml`` (acceleration and jerk)."""
     return joint_limits_beside(bundled_urdf_path(arm_name))

@@ -99,7 +99,8 @@ class IkNode(Node):
             self.get_logger().warning(f'ignoring unknown parameters: {", ".join(unknown)}')
         self._joint_limit_overrides = declare_joint_limit_overrides(self, overrides)
         compile_seconds = warm_up_kernels() + (
-            warm_up_collision_kernels() if self._settings.collision_checking == 'on' else 0.0)
+            warm_up_collision_kernels()
+            if self._settings.collision_checking == 'enabled' else 0.0)
         if compile_seconds > COMPILE_NOTICE_SECONDS:
             self.get_logger().info(f'compiled the IK kernels in {compile_seconds:.1f} s (numba, '
                                    'first start only; later starts load its cache)')
@@ -188,9 +189,9 @@ class IkNode(Node):
         Raises ``GeometryError``, ``SrdfError`` or ``SceneError`` naming the problem.
         """
         settings = self._settings
-        if settings.collision_checking == 'off':
-            self.get_logger().warning('collision_checking is off: commands respect the joint '
-                                      'limits only')
+        if settings.collision_checking == 'disabled':
+            self.get_logger().warning('collision_checking is disabled: commands respect the '
+                                      'joint limits only')
             return None
         srdf_text = settings.robot_description_semantic
         if not srdf_text and settings.robot_description_semantic_file:

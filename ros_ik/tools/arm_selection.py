@@ -30,7 +30,7 @@ import numpy as np
 from ros_ik.control.motion_limit_sources import LimitDefaults, resolve_motion_limits
 from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, DEFAULT_ARM, joint_limits_beside,
-                                            urdf_directory)
+                                            srdf_beside, urdf_directory)
 from ros_ik.kinematics.chain import Chain
 from ros_ik.kinematics.task_space import axes_text, FULL_POSE_ROWS
 from ros_ik.kinematics.urdf_loader import load_urdf_string, read_robot_description
@@ -49,6 +49,7 @@ class ArmChoice:
     home: Tuple[float, ...]
     joint_limits_file: str = ''
     xacro_args: str = ''
+    srdf_file: str = ''
 
     @property
     def task_axes(self) -> str:
@@ -82,17 +83,17 @@ class SelectedArm:
 
 def choose_arm(arm: str, urdf_file: str = '', base_link: str = '', tip_link: str = '',
                urdf_folder: Optional[str] = None, joint_limits_file: str = '',
-               xacro_args: str = '') -> ArmChoice:
+               xacro_args: str = '', srdf_file: str = '') -> ArmChoice:
     """
     Return the arm chosen by a bundled name or a URDF file with its links.
 
     ``urdf_file`` if given (then ``base_link`` and ``tip_link`` are required), else the
     bundled ``arm`` from ``urdf_folder`` (default: the installed ``urdf/``), whose links can
-    be overridden. ``joint_limits_file`` overrides a bundled arm's limits file;
-    ``xacro_args`` are for a ``.xacro`` ``urdf_file``. Raises ``ValueError`` naming the
-    problem.
+    be overridden. ``joint_limits_file`` and ``srdf_file`` override a bundled arm's limits
+    and SRDF files; ``xacro_args`` are for a ``.xacro`` ``urdf_file``. Raises
+    ``ValueError`` naming the problem.
     """
-    limits = joint_limits_file
+    limits, srdf = joint_limits_file, srdf_file
     if urdf_file:
         if not (base_link and tip_link):
             raise ValueError('urdf_file needs base_link and tip_link')
@@ -106,12 +107,13 @@ def choose_arm(arm: str, urdf_file: str = '', base_link: str = '', tip_link: str
         base_link, tip_link = base_link or bundled.base_link, tip_link or bundled.tip_link
         label, rows, home = arm, bundled.task_rows, bundled.home
         limits = limits or joint_limits_beside(path)
-    for kind, file_path in (('URDF', path), ('joint limits', limits)):
+        srdf = srdf or srdf_beside(path)
+    for kind, file_path in (('URDF', path), ('joint limits', limits), ('SRDF', srdf)):
         if file_path and not os.path.isfile(file_path):
             raise ValueError(f'{kind} file "{file_path}" does not exist')
     return ArmChoice(label=label, urdf_path=path, base_link=base_link, tip_link=tip_link,
                      task_rows=rows, home=tuple(home), joint_limits_file=limits,
-                     xacro_args=xacro_args)
+                     xacro_args=xacro_args, srdf_file=srdf)
 
 
 def add_arm_arguments(parser: argparse.ArgumentParser) -> None:

@@ -375,6 +375,8 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int) ->
              'tip_link': arm.chain.tip_link}
     if arm.choice.joint_limits_file:
         links['joint_limits_file'] = arm.choice.joint_limits_file
+    semantic = ({'robot_description_semantic_file': arm.choice.srdf_file}
+                if arm.choice.srdf_file else {})
     home = '[' + ', '.join(repr(float(v)) for v in arm.home) + ']'
     task_axes = arm.choice.task_axes
     sim_input = COMMAND_TOPICS['joint_state']
@@ -384,7 +386,8 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int) ->
         NodeProcess('sim_arm', {**links, 'initial_positions': home, 'strict': True},
                     os.path.join(logs, 'sim_arm.log'),
                     ['-r', f'{sim_input}:=ros_ik/{sim_input}']),
-        NodeProcess('ik_node', {**links, 'task_axes': f'"{task_axes}"', 'mode': 'servo',
+        NodeProcess('ik_node', {**links, **semantic, 'task_axes': f'"{task_axes}"',
+                                'mode': 'servo',
                                 'velocity_scale': VELOCITY_SCALE, 'diagnostics_period': 0.05},
                     os.path.join(logs, 'ik_node.log')),
     ]

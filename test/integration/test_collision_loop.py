@@ -21,10 +21,15 @@ example-robot-data.
 """
 
 from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import PoseStamped
+from geometry_msgs.msg import PoseStamped, TwistStamped
 import numpy as np
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from ros_ik.collision.collision_checker import CollisionChecker
+from ros_ik.collision.collision_setup import build_collision_model
+from ros_ik.collision.scene import parse_scene
+from ros_ik.collision.shapes import search_path_packages
+from ros_ik.kinematics.bundled_arms import bundled_joint_limits_path
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_file
@@ -40,8 +45,15 @@ pytestmark = pytest.mark.skipif(mesh_search_folder() is None,
 RELIABLE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
-FLOOR = ('objects: [{name: floor, type: box, size: [4.0, 4.0, 0.2], '
-         'pose: {xyz: [0.0, 0.0, -0.1], rpy: [0.0, 0.0, 0.0]}}]\n')
+FLOOR_OBJECT = '{name: floor, type: box, size: [4.0, 4.0, 0.2], pose: {xyz: [0.0, 0.0, -0.1]}}'
+
+
+def scene_yaml(*objects: str) -> str:
+    """Return a scene YAML text with one flow-style mapping per object."""
+    return 'objects:\n' + ''.join(f'  - {item}\n' for item in objects)
+
+
+FLOOR = scene_yaml(FLOOR_OBJECT)
 START = np.array([0.0, -1.57, 1.57, -1.57, -1.57, 0.0])
 FREE_GOAL = np.array([0.4, -1.3, 1.3, -1.6, -1.57, 0.3])
 
@@ -49,7 +61,8 @@ FREE_GOAL = np.array([0.4, -1.3, 1.3, -1.6, -1.57, 0.3])
 class CollisionLoop:
     """sim_arm (strict) and ik_node on the example UR5 with a floor; what the test sees."""
 
-    def __init__(self, peer: RosPeer, folder, scene_text: str = FLOOR) -> None:
+    def __init__(self, peer: RosPeer, folder, scene_text: str = FLOOR,
+                 ik: dict = None) -> None:
         """Start both processes (stopped by close(), even when this set-up fails)."""
         self.arm = example_arm('ur5')
         self.chain = load_urdf_file(self.arm.urdf_path, self.arm.base_link, self.arm.tip_link)
@@ -57,7 +70,8 @@ class CollisionLoop:
         scene_file = folder / 'scene.yaml'
         scene_file.write_text(scene_text)
         model = {'robot_description_file': self.arm.urdf_path,
-                 'base_link': self.arm.base_link, 'tip_link': self.arm.tip_link}
+                 'base_link': self.arm.base_link, 'tip_link': self.arm.tip_link,
+                 'joint_limits_file': bundled_joint_limits_path('ur5')}  # same joint names
         start = '[' + ', '.join(repr(float(v)) for v in START) + ']'
         self.processes = []
         self.commands, self.status, self.faults = [], None, []
@@ -70,7 +84,7 @@ class CollisionLoop:
                 **model, 'robot_description_semantic_file': self.arm.srdf_path,
                 'mesh_search_path': mesh_search_folder(),
                 'collision_scene_file': str(scene_file), 'diagnostics_period': 0.1,
-                'solve_time_budget': 0.02}, str(folder / 'ik.log')))
+                'solve_time_budget': 0.02, **(ik or {})}, str(folder / 'ik.log')))
             node = peer.node
             node.create_subscription(JointState, '/ros_ik/joint_commands',
                                      lambda m: self.commands.append(np.array(m.position)),
@@ -81,6 +95,7 @@ class CollisionLoop:
                                      lambda m: self.faults.append(m.data), LATCHED)
             self.targets = node.create_publisher(PoseStamped, '/ros_ik/target_pose', LATCHED)
             self.scenes = node.create_publisher(String, '/ros_ik/collision_scene', LATCHED)
+            self.twists = node.create_publisher(TwistStamped, '/ros_ik/delta_twist_cmds', 10)
             assert peer.spin_until(lambda: self.status is not None and self.faults
                                    and self.targets.get_subscription_count() > 0, 60.0), \
                 self.processes[-1].output()[-3000:]
@@ -162,11 +177,9 @@ def test_a_scene_object_added_at_run_time_blocks_the_next_target(peer, tmp_path)
     try:
         T_goal = loop.kinematics.tip_pose(FREE_GOAL)
         x, y, z = T_goal[:3, 3]
-        loop.scenes.publish(String(data=(
-            'objects:\n'
-            '  - {name: floor, type: box, size: [4.0, 4.0, 0.2], pose: {xyz: [0, 0, -0.1]}}\n'
-            f'  - {{name: crate, type: box, size: [0.3, 0.3, 0.3], pose: {{xyz: [{x}, {y}, '
-            f'{z}]}}}}\n')))
+        loop.scenes.publish(String(data=scene_yaml(
+            FLOOR_OBJECT, f'{{name: crate, type: box, size: [0.3, 0.3, 0.3], '
+                          f'pose: {{xyz: [{x}, {y}, {z}]}}}}')))
         assert peer.spin_until(lambda: 'new scene' in loop.processes[1].output(), 30.0), \
             loop.processes[1].output()[-2000:]
         loop.send(T_goal)
@@ -192,3 +205,44 @@ def test_a_bad_scene_file_stops_the_node_naming_the_field(ros_domain_id, tmp_pat
         assert 'FATAL' in process.output()
     finally:
         process.stop()
+
+
+def test_a_jog_into_a_box_stops_at_the_stop_distance(peer, tmp_path):
+    """Check a tool jogged down onto a box stops near collision_stop_distance, never in it."""
+    stop_distance = 0.03
+    tool = ChainKinematics(load_urdf_file(example_arm('ur5').urdf_path, 'base_link',
+                                          'tool0')).tip_pose(START)[:3, 3]
+    x, y, top = tool[0], tool[1], tool[2] - 0.15
+    scene = scene_yaml(FLOOR_OBJECT, f'{{name: box, type: box, size: [0.4, 0.4, 0.1], '
+                                     f'pose: {{xyz: [{x}, {y}, {top - 0.05}]}}}}')
+    loop = CollisionLoop(peer, tmp_path, scene, {'collision_stop_distance': stop_distance})
+    try:
+        twist = TwistStamped()
+        twist.header.frame_id = 'base_link'
+        twist.twist.linear.z = -0.08
+        heights = []
+        deadline_cycles = 400  # 8 s at 50 Hz: 0.64 m of commanded travel, 0.15 m available
+        for _ in range(deadline_cycles):
+            loop.twists.publish(twist)
+            peer.spin_for(0.02)
+            if loop.commands:
+                heights.append(loop.kinematics.tip_pose(loop.commands[-1])[2, 3])
+        assert len(heights) > 50
+        assert heights[0] - min(heights) > 0.05  # it did go down toward the box
+        assert abs(heights[-1] - heights[-20]) < 1e-3  # at rest, not pushing on
+        arm = example_arm('ur5')
+        text = open(arm.urdf_path, encoding='utf-8').read()
+        model, _ = build_collision_model(text, loop.kinematics,
+                                         open(arm.srdf_path, encoding='utf-8').read(),
+                                         parse_scene(scene),
+                                         search_path_packages([mesh_search_folder()]))
+        box_clearance = min(contact.distance for contact in CollisionChecker(
+            model, 0.0, 0.01).contacts(loop.commands[-1], 1.0) if 'box' in contact.owners)
+        assert stop_distance - 0.01 < box_clearance < stop_distance + 0.02
+        reference = ReferenceCollisions(loop.arm.urdf_path, loop.arm.srdf_path,
+                                        mesh_search_folder(), loop.chain.joint_names)
+        assert [q for q in loop.commands[::5] + loop.commands[-1:]
+                if reference.colliding(q)] == []
+        assert loop.faults[-1] == 0
+    finally:
+        loop.close()
