@@ -200,6 +200,8 @@ class IkController:
         self.collision = collision
         self._collision_stop: Optional[Contact] = None
         self._checked_goal: Optional[np.ndarray] = None
+        self._nearest_cache: Tuple[Optional[np.ndarray], object, Optional[Contact]] = (
+            None, None, None)
         self._refusal: Optional[Contact] = None
         self._check_start = True
         self.arm = arm
@@ -734,7 +736,7 @@ class IkController:
         Closer than ``collision_padding``: WARN (if not worse), in collision.
         """
         q = self.joints.positions()
-        contact = self.collision.nearest(q) if self.collision and q is not None else None
+        contact = self._nearest(q) if self.collision and q is not None else None
         if contact is None:
             return status
         values = dict(status.values, min_distance=contact.distance,
@@ -746,8 +748,21 @@ class IkController:
                                       'apart are allowed')
         return replace(status, level=level, message=message, values=values)
 
+    def _nearest(self, q: np.ndarray) -> Optional[Contact]:
+        """Return the closest pair at ``q``, kept while ``q`` and the model stay the same."""
+        cached_q, cached_for, contact = self._nearest_cache
+        if cached_for is not self.collision or cached_q is None or not np.array_equal(q,
+                                                                                  cached_q):
+            contact = self.collision.nearest(q)
+            self._nearest_cache = (np.array(q), self.collision, contact)
+        return contact
+
     def marker_state(self) -> Optional[MarkerState]:
-        """Return the target and the velocity ellipsoid at the measured tip (None: no joints)."""
+        """
+        Return the target and the velocity ellipsoid at the measured tip (None: no joints).
+
+        The closest pair is the one the last report measured (markers stay cheap).
+        """
         q = self.joints.positions()
         if q is None:
             return None
@@ -756,7 +771,7 @@ class IkController:
         semi_axes, R_base_ellipsoid = velocity_ellipsoid(J)
         sigma_min = manipulability(task_jacobian(J, arm.task_rows)).sigma_min
         target = self._target
-        closest = self.collision.nearest(q) if self.collision is not None else None
+        closest = self._nearest_cache[2] if self.collision is not None else None
         return MarkerState(
             T_base_target=target.T_base_target if target is not None else None,
             position_only=target is not None and target.position_only,

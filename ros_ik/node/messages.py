@@ -189,6 +189,8 @@ def scene_markers(frame_id: str, stamp: Time, model: CollisionModel,
     joints); boxes, spheres and cylinders take their dimensions as RViz scales.
     """
     scene_names = {item.name for item in model.scene}
+    if not scene_names:
+        return []
     poses = model.element_poses(q if q is not None else
                                 np.zeros(model.kinematics.n_joints))
     markers = []

@@ -28,7 +28,7 @@ import sys
 from typing import List, Optional
 
 from ros_ik.collision.allowed_pairs import disable_collisions_xml, pair_text
-from ros_ik.collision.collision_setup import AUTOMATIC_SAMPLES, automatic_disabled_pairs
+from ros_ik.collision.collision_setup import automatic_disabled_pairs, AUTOMATIC_SAMPLES
 from ros_ik.collision.robot_geometry import robot_geometry
 from ros_ik.collision.shapes import GeometryError, search_path_packages
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
