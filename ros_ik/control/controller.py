@@ -751,8 +751,8 @@ class IkController:
     def _nearest(self, q: np.ndarray) -> Optional[Contact]:
         """Return the closest pair at ``q``, kept while ``q`` and the model stay the same."""
         cached_q, cached_for, contact = self._nearest_cache
-        if cached_for is not self.collision or cached_q is None or not np.array_equal(q,
-                                                                                  cached_q):
+        unchanged = cached_q is not None and np.array_equal(q, cached_q)
+        if cached_for is not self.collision or not unchanged:
             contact = self.collision.nearest(q)
             self._nearest_cache = (np.array(q), self.collision, contact)
         return contact
