@@ -16,9 +16,10 @@
 Collision benchmark on example-robot-data's UR5 and Panda (meshes, SRDFs) with a floor.
 
 1. The cost of each check (median over random configurations and motions).
-2. Random-target sessions, solve mode, the ROS-free controller at 100 Hz with a perfect
-   arm (every command becomes the measured joints), ``SESSION_SECONDS`` of controller time
-   per arm, collision checking on and off: every target is the tool pose of a random
+2. Random-target sessions in solve and servo mode, the ROS-free controller at 100 Hz with
+   a perfect arm (every command becomes the measured joints), ``SESSION_SECONDS`` of
+   controller time per row, collision checking on and off: every target is the tool pose
+   of a random
    configuration that the reference says is free (self and floor). Every command is
    checked independently with Pinocchio + coal on the real meshes
    (:mod:`ros_ik.tools.reference_collisions`); printed: commands in collision, targets
@@ -111,9 +112,10 @@ def free_targets(arm, reference, rng, count: int):
             yield arm.kinematics.tip_pose(q)
 
 
-def session(name: str, arm, model, reference, collision: bool, seconds: float, rng) -> str:
+def session(name: str, arm, model, reference, collision: bool, seconds: float, rng,
+            mode: str = 'solve') -> str:
     """Run one random-target session; return its table row."""
-    settings = Settings(collision_checking='enabled' if collision else 'disabled')
+    settings = Settings(collision_checking='enabled' if collision else 'disabled', mode=mode)
     guard = (CollisionGuard(CollisionChecker(model, settings.collision_padding,
                                              settings.collision_check_resolution))
              if collision else None)
@@ -155,10 +157,12 @@ def session(name: str, arm, model, reference, collision: bool, seconds: float, r
         refused += outcome == 'refused'
         timed_out += outcome == 'timed out'
     total = reached + refused + timed_out
-    return (f'{name:6s} {"on" if collision else "off":9s} {total:7d} {reached / total:8.1%} '
-            f'{refused:7d} {timed_out:9d} {in_collision:12d} '
-            f'{np.median(solve_times) * 1e3:9.2f} {np.percentile(solve_times, 95) * 1e3:7.2f} '
-            f'{np.median(cycle_times) * 1e3:9.3f} {np.percentile(cycle_times, 95) * 1e3:7.3f}')
+    solve = (f'{np.median(solve_times) * 1e3:9.2f} {np.percentile(solve_times, 95) * 1e3:9.2f}'
+             if solve_times else f'{"-":>9s} {"-":>9s}')
+    return (f'{name:6s} {mode:5s} {"on" if collision else "off":9s} {total:7d} '
+            f'{reached / total:8.1%} '
+            f'{refused:7d} {timed_out:9d} {in_collision:12d} {solve} '
+            f'{np.median(cycle_times) * 1e3:9.3f} {np.percentile(cycle_times, 95) * 1e3:9.3f}')
 
 
 def _quaternion(T: np.ndarray) -> np.ndarray:
@@ -181,14 +185,15 @@ def main() -> None:
     print('check costs (median, this machine):')
     for name, (_, model, _) in setups.items():
         check_costs(name, model, rng)
-    print(f'\nrandom free targets, solve mode, {arguments.seconds:g} s of 100 Hz cycles per row, '
-          'every command checked with Pinocchio + coal on the meshes (SRDF, floor at z = 0)')
-    print('arm    collision targets  reached refused timed_out in_collision '
+    print(f'\nrandom free targets, {arguments.seconds:g} s of 100 Hz cycles per row, every '
+          'command checked with Pinocchio + coal on the meshes (SRDF, floor at z = 0)')
+    print('arm    mode  collision targets  reached refused timed_out in_collision '
           'solve_p50 solve_p95 cycle_p50 cycle_p95   (ms)')
     for name, (arm, model, reference) in setups.items():
-        for collision in (False, True):
-            print(session(name, arm, model, reference, collision, arguments.seconds,
-                          np.random.default_rng(11)))
+        for mode in ('solve', 'servo'):
+            for collision in (False, True):
+                print(session(name, arm, model, reference, collision, arguments.seconds,
+                              np.random.default_rng(11), mode), flush=True)
 
 
 if __name__ == '__main__':

@@ -35,10 +35,15 @@ from ros_ik.collision.scene import parse_scene, SceneError
 from ros_ik.collision.shapes import (capsule_around, GeometryError, resolve_mesh_path,
                                      search_path_packages)
 from ros_ik.collision.velocity_damper import constrained_velocity
+from ros_ik.control.arm import ControlledArm
+from ros_ik.control.collision_guard import CollisionGuard
+from ros_ik.control.controller import IkController
+from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
-from ros_ik.kinematics.transforms import rpy_to_matrix
+from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_string, parse_robot
 from ros_ik.tools.example_arms import example_arm, mesh_search_folder
+from ros_ik.tools.reference_collisions import ReferenceCollisions
 from ros_ik.trajectory.motion_limits import MotionLimits
 from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator
 
@@ -290,3 +295,65 @@ def test_a_mesh_that_cannot_be_found_is_a_clear_error(tmp_path):
     kinematics = ChainKinematics(load_urdf_string(urdf, 'a', 'b'))
     with pytest.raises(GeometryError, match='package "nowhere" not found'):
         build_collision_model(urdf, kinematics, '', [], search_path_packages([str(tmp_path)]))
+
+
+@needs_example_robots
+def test_solve_mode_never_commands_a_collision_on_random_free_targets():
+    """
+    Check the controller on the example UR5 over a floor, targets from free configurations.
+
+    A perfect arm follows every command; the reference (Pinocchio + coal on the meshes, the
+    SRDF, the floor) checks every one of them. Each target is reached or refused with the
+    pair named; some nearest solutions' motions are blocked on the way (the path checks
+    are exercised, not only the end configurations).
+    """
+    arm_files = example_arm('ur5')
+    text = open(arm_files.urdf_path, encoding='utf-8').read()
+    arm = ControlledArm.from_urdf(text, 'base_link', 'tool0', 'x y z rx ry rz')
+    model, _ = build_collision_model(text, arm.kinematics,
+                                     open(arm_files.srdf_path, encoding='utf-8').read(),
+                                     parse_scene(FLOOR), search_path_packages([
+                                         mesh_search_folder()]))
+    reference = ReferenceCollisions(arm_files.urdf_path, arm_files.srdf_path,
+                                    mesh_search_folder(), arm.chain.joint_names)
+    guard = CollisionGuard(CollisionChecker(model, 0.0, 0.01))
+    blocked = []
+    checked_goal_contact = guard.goal_contact
+    guard.goal_contact = lambda *args: blocked.append(checked_goal_contact(*args)) or \
+        blocked[-1]
+    controller = IkController(arm, Settings(solve_time_budget=0.02), collision=guard)
+    q = np.array([0.0, -1.57, 1.57, -1.57, -1.57, 0.0])
+    now = 0.0
+    controller.update_joint_state(arm.chain.joint_names, q, now)
+    rng = np.random.default_rng(5)
+    lower, upper = arm.chain.sampling_bounds()
+    outcomes = []
+    while len(outcomes) < 12:
+        q_target = rng.uniform(lower, upper)
+        if reference.colliding(q_target):
+            continue
+        T_target = arm.kinematics.tip_pose(q_target)
+        controller.set_target('', T_target[:3, 3], matrix_to_quaternion(T_target[:3, :3]),
+                              'pose')
+        for _ in range(800):
+            now += 0.01
+            command = controller.cycle(now).command
+            if command is not None:
+                q = command.q
+                assert reference.colliding(q) == [], (len(outcomes), q)
+            controller.update_joint_state(arm.chain.joint_names, q, now)
+            message = controller.status.message
+            if message.startswith('target refused'):
+                outcomes.append('refused')
+                assert ' into ' in message
+                break
+            e_p, e_o = pose_error(T_target, arm.kinematics.tip_pose(q))
+            if np.linalg.norm(e_p) < 1e-3 and np.linalg.norm(e_o) < 1e-2 and not np.any(
+                    command.velocity):
+                outcomes.append('reached')
+                break
+        else:
+            outcomes.append('timed out')
+    assert 'timed out' not in outcomes
+    assert outcomes.count('reached') >= 10
+    assert any(contact is not None for contact in blocked)
