@@ -45,6 +45,9 @@ from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator
 MAX_PATH_SAMPLES = 20000
 # Velocity-damper metric: H = J^T J + lam^2 I with at least this lam [m/rad].
 DAMPER_METRIC_DAMPING = 0.01
+STOP_TOLERANCE = 0.002  # m: a pair this close to the stop distance is stopping the arm
+BLOCKED_FRACTION = 0.2  # ... when the damper leaves less than this of the joint velocity
+APPROACH_RATE = 2.0  # 1/s: the damper's approach speed per metre above the stop distance
 
 
 class CollisionGuard:
@@ -86,24 +89,33 @@ class CollisionGuard:
 
     def damped_velocity(self, q: np.ndarray, qdot: np.ndarray, J_task: np.ndarray,
                         damping: float, velocity_limits: np.ndarray,
-                        settings: Settings) -> np.ndarray:
+                        settings: Settings) -> Tuple[np.ndarray, Optional[Contact]]:
         """
-        Return ``qdot`` (n,) with the velocity damper's rows imposed, within the limits.
+        Return ``qdot`` (n,) with the velocity damper's rows imposed, and what stops it.
 
         ``J_task`` (m, n): the weighted task Jacobian the velocity came from; the damper
         keeps the velocity closest to ``qdot`` in ``H = J^T J + lam^2 I``; approach speed
-        ``xi = max_linear_speed``.
+        ``xi = min(max_linear_speed, APPROACH_RATE (d_i - d_s))``, so the clearance closes
+        no faster than ``APPROACH_RATE (d - d_s)``: slow enough for the jerk-limited
+        commands to follow without overshoot; the result within the velocity limits. The contact
+        returned is the closest pair when it is at the stop distance and the damper took
+        most of the velocity away (None: nothing stops the arm).
         """
         within = max(settings.collision_slowdown_distance, settings.collision_stop_distance)
         contacts = self.checker.contacts(q, within)
         if not contacts:
-            return qdot
+            return qdot, None
+        approach_speed = min(settings.max_linear_speed,
+                             APPROACH_RATE * (within - settings.collision_stop_distance))
         A, b = damper_rows(self.checker, q, contacts, settings.collision_stop_distance,
-                           within, settings.max_linear_speed)
+                           within, approach_speed)
         lam = max(damping, DAMPER_METRIC_DAMPING)
         H = J_task.T @ J_task + lam * lam * np.eye(len(q))
         damped = constrained_velocity(qdot, H, A, b)
-        return damped * speed_scale(damped, velocity_limits)
+        closest = min(contacts, key=lambda contact: contact.distance)
+        stopping = (closest.distance <= settings.collision_stop_distance + STOP_TOLERANCE
+                    and np.linalg.norm(damped) < BLOCKED_FRACTION * np.linalg.norm(qdot))
+        return damped * speed_scale(damped, velocity_limits), closest if stopping else None
 
     def nearest(self, q: np.ndarray) -> Optional[Contact]:
         """Return the closest checked pair at ``q`` (None without pairs)."""

@@ -84,6 +84,8 @@ from ros_ik.trajectory.online_generator import MotionState, MotionStep, OnlineGe
 
 STALL_SPEED = 1e-4  # rad/s: below this the servo counts as stopped
 STALL_SECONDS = 0.5  # s stopped short of the target before it is reported
+# A servo held at an obstacle that gets less than this closer (m) in STALL_SECONDS refuses.
+BLOCKED_PROGRESS = 1e-3
 # A cycle advances the commands by the measured time, at most this many nominal periods.
 MAX_STEP_PERIODS = 5.0
 SOLVE_ATTEMPTS = 20  # IK solves per target (one per cycle) before it counts as unreachable
@@ -200,6 +202,8 @@ class IkController:
         self.collision = collision
         self._collision_stop: Optional[Contact] = None
         self._checked_goal: Optional[np.ndarray] = None
+        self._stopping_contact: Optional[Contact] = None
+        self._blocked_time, self._blocked_error = 0.0, np.inf  # servo held by a collision
         self._nearest_cache: Tuple[Optional[np.ndarray], object, Optional[Contact]] = (
             None, None, None)
         self._refusal: Optional[Contact] = None
@@ -271,6 +275,7 @@ class IkController:
         position_only = kind == 'point' and self.settings.point_orientation == 'free'
         self._target = Target(frame_id, check.T_frame_target, kind, position_only,
                               self._target_sequence)
+        self._blocked_time, self._blocked_error = 0.0, np.inf
         self._jog = None  # the newest input drives the arm
         self._jog_path.reset()
         return notices
@@ -394,13 +399,19 @@ class IkController:
 
     def _collision_damped(self, q: np.ndarray, qdot: np.ndarray, mask: Tuple[bool, ...],
                           damping: float, velocity_limits: np.ndarray) -> np.ndarray:
-        """Return ``qdot`` through the velocity damper (unchanged without collision checks)."""
+        """
+        Return ``qdot`` through the velocity damper (unchanged without collision checks).
+
+        Keeps the pair at the stop distance, if any, in ``_stopping_contact``.
+        """
+        self._stopping_contact = None
         if self.collision is None:
             return qdot
         weights = row_weights(mask, self.settings.orientation_weight)
         J_task = self.arm.kinematics.jacobian(q)[np.array(mask)] * weights[:, None]
-        return self.collision.damped_velocity(q, qdot, J_task, damping, velocity_limits,
-                                              self.settings)
+        qdot, self._stopping_contact = self.collision.damped_velocity(
+            q, qdot, J_task, damping, velocity_limits, self.settings)
+        return qdot
 
     def _generator(self) -> OnlineGenerator:
         """Return the trajectory generator for the current ``velocity_scale``."""
@@ -518,6 +529,9 @@ class IkController:
                             q, qdot, mask, damping, options.velocity_limits))
         values['damping'] = goal.damping
         motion = Goal(goal.q_goal, velocity_caps=goal.joint_speeds)
+        if self._stopping_contact is not None:
+            return ('WARN', 'jog stopped before a collision: it would bring '
+                    f'{self._stopping_contact.text()}', motion)
         if goal.at_position_limit:
             return 'WARN', 'jogging along a joint limit', motion
         return 'OK', 'jogging', motion
@@ -579,6 +593,16 @@ class IkController:
             return 'ERROR', reach_reason + '; braking to rest', Goal(None), values
         goal = Goal(q + velocity / settings.gain,
                     float(np.max(np.abs(velocity) / velocity_limits, initial=0.0)))
+        blocking = self._stopping_contact
+        if blocking is None or step.position_error < self._blocked_error - BLOCKED_PROGRESS:
+            self._blocked_time, self._blocked_error = 0.0, step.position_error
+        else:
+            self._blocked_time += dt
+        if blocking is not None and self._blocked_time > STALL_SECONDS:
+            message = ('target refused: the motion would bring '
+                       f'{blocking.text()}; stopped short of the collision')
+            notices.append(Notice('warn', 'target:collision', message))
+            return 'ERROR', message, Goal(None), values
         if stalled and step.at_position_limit:
             return 'WARN', 'stopped at a joint limit short of the target', goal, values
         if stalled and not arm.reaches_every_task_direction:

@@ -28,7 +28,7 @@ faulted.
 """
 
 import argparse
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 import os
 import random
 import signal
@@ -41,6 +41,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import PointStamped, PoseStamped, TwistStamped
 import numpy as np
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from ros_ik.collision.scene import parse_scene
 from ros_ik.control.command_topics import COMMAND_TOPICS
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.servo_step import ServoOptions
@@ -54,11 +55,13 @@ from ros_ik.tools.demo_plan import (plan_segments, replay_jog, replay_servo, Seg
 from ros_ik.tools.node_processes import NodeProcess, RosPeer
 from ros_ik.trajectory.stream_check import divided_differences
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64, UInt32
+from std_msgs.msg import Float64, String, UInt32
+from visualization_msgs.msg import MarkerArray
 
 POSITION_TOLERANCE = 1e-3  # m, the node's default "reached"
 ORIENTATION_TOLERANCE = 1e-2  # rad
 VELOCITY_SCALE = 0.5
+SCENE_TIMEOUT = 5.0  # s for the IK node to draw a new collision scene
 RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -95,6 +98,7 @@ class Outcome:
     peak_acceleration_fraction: float
     lowest_manipulability: float
     highest_damping: float
+    refused: bool = False  # reported as refused (its motion would collide)
 
 
 class DemoDriver:
@@ -132,6 +136,9 @@ class DemoDriver:
                                                      target_qos)
         self.twist_publisher = node.create_publisher(TwistStamped, 'ros_ik/delta_twist_cmds',
                                                      target_qos)
+        self.scene_publisher = node.create_publisher(String, 'ros_ik/collision_scene', LATCHED)
+        self.scene_objects: List[str] = []
+        node.create_subscription(MarkerArray, 'ros_ik/markers', self._on_markers, RELIABLE)
 
     def _on_command(self, message: JointState) -> None:
         """Keep the largest commanded speed and acceleration (from the stamps) / limit."""
@@ -147,6 +154,11 @@ class DemoDriver:
             self.latest_acceleration_fraction = max(self.latest_acceleration_fraction or 0.0,
                                                     float(np.max(np.abs(acceleration)
                                                                  / limits.acceleration)))
+
+    def _on_markers(self, message: MarkerArray) -> None:
+        """Keep the names of the scene objects the IK node draws."""
+        self.scene_objects = [marker.text for marker in message.markers
+                              if marker.ns == 'ros_ik_scene']
 
     def _on_faults(self, message: UInt32) -> None:
         self.faults = message.data
@@ -199,12 +211,18 @@ class DemoDriver:
 
     def run_segment(self, segment: Segment, timeout: float) -> Outcome:
         """Send one target (or jog) and follow the arm until reached, reported or timed out."""
+        if segment.scene:
+            self.scene_publisher.publish(String(data=segment.scene))
+            names = sorted(item.name for item in parse_scene(segment.scene))
+            self.peer.spin_until(lambda: sorted(self.scene_objects) == names, SCENE_TIMEOUT)
         start = time.monotonic()
         first_sample = len(self.recording.time)
         self.recording.segment_starts.append(start - self.start)
         if segment.jog_velocity is not None:
-            time_to_reach, deviation = self._jog(segment)
-            return self._outcome(segment, first_sample, time_to_reach, False, deviation, 0.0)
+            covered, moving, deviation = self._jog(segment)
+            done = not covered if segment.stops else covered and moving
+            return self._outcome(segment, first_sample, segment.jog_seconds if done else None,
+                                 False, deviation, 0.0)
         if segment.position_only:
             message = PointStamped()
             message.header.frame_id = self.arm.chain.base_link
@@ -226,7 +244,8 @@ class DemoDriver:
                 time_to_reach = time.monotonic() - start
                 break
             reported = bool(self.status is not None and self.status.level ==
-                            DiagnosticStatus.ERROR and 'reach' in self.status.message)
+                            DiagnosticStatus.ERROR and ('reach' in self.status.message
+                                                        or 'refused' in self.status.message))
             settled = self.recording.speed_fraction[-1] < 1e-3
             if reported and settled and time.monotonic() - start > 1.0:
                 break
@@ -234,15 +253,16 @@ class DemoDriver:
                 print('.', end='', flush=True)
                 next_dot += 1.0
         position_error, orientation_error = self.errors(segment)
-        return self._outcome(segment, first_sample, time_to_reach, reported, position_error,
-                             orientation_error)
+        outcome = self._outcome(segment, first_sample, time_to_reach, reported, position_error,
+                                orientation_error)
+        return replace(outcome, refused=reported and 'refused' in self.status.message)
 
     def _jog(self, segment: Segment) -> tuple:
         """
-        Stream the segment's twist at 50 Hz; return (time or None, largest line deviation m).
+        Stream the segment's twist at 50 Hz; return (covered, moving, largest deviation m).
 
-        Reached: the tool covered at least 80 % of the commanded distance and its progress
-        never stalled for 0.25 s.
+        ``covered``: the tool covered at least 80 % of the commanded distance; ``moving``:
+        its progress never stalled for 0.25 s.
         """
         message = TwistStamped()
         message.header.frame_id = self.arm.chain.base_link
@@ -262,7 +282,7 @@ class DemoDriver:
         self.peer.spin_for(0.5)  # jog_timeout: the arm comes to rest
         covered = along[-1] >= 0.8 * np.linalg.norm(velocity) * segment.jog_seconds
         moving = all(b > a for a, b in zip(along[25::12], along[37::12]))
-        return (segment.jog_seconds if covered and moving else None), max(deviation)
+        return covered, moving, max(deviation)
 
     def _outcome(self, segment: Segment, first_sample: int, time_to_reach: Optional[float],
                  reported: bool, position_error: float, orientation_error: float) -> Outcome:
@@ -288,18 +308,29 @@ def format_table(outcomes: List[Outcome]) -> str:
              f'{"target":<28}{"expect":>8}{"result":>14}{"pos err m":>11}{"rot err":>9}'
              f'{"t reach s":>10}{"peak v":>8}{"peak a":>8}{"min w":>10}{"max lam":>9}']
     for outcome in outcomes:
-        if outcome.reached:
+        if outcome.reached and outcome.segment.stops:
+            result = 'stopped'
+        elif outcome.refused:
+            result = 'refused'
+        elif outcome.reached:
             result = 'reached'
         else:
             result = 'unreachable' if outcome.reported_unreachable else 'NOT reached'
         reach_time = f'{outcome.time_to_reach:.2f}' if outcome.time_to_reach else '-'
         lines.append(f'{outcome.segment.label:<28}'
-                     f'{"reach" if outcome.segment.reachable else "fail":>8}{result:>14}'
+                     f'{expectation(outcome.segment):>8}{result:>14}'
                      f'{outcome.position_error:>11.2e}{outcome.orientation_error:>9.1e}'
                      f'{reach_time:>10}{outcome.peak_speed_fraction:>8.3f}'
                      f'{outcome.peak_acceleration_fraction:>8.3f}'
                      f'{outcome.lowest_manipulability:>10.4f}{outcome.highest_damping:>9.4f}')
     return '\n'.join(lines)
+
+
+def expectation(segment: Segment) -> str:
+    """Return what a segment should do: reach, stop (at an obstacle) or fail."""
+    if segment.stops:
+        return 'stop'
+    return 'reach' if segment.reachable else 'fail'
 
 
 def demo_succeeded(outcomes: List[Outcome]) -> bool:
@@ -409,7 +440,7 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int) ->
                 jog = (driver.latest_q.copy(), segment)
             outcome = driver.run_segment(segment, timeout)
             outcomes.append(outcome)
-            print(' reached' if outcome.reached else
+            print((' stopped' if segment.stops else ' reached') if outcome.reached else
                   (' reported unreachable' if outcome.reported_unreachable else ' timed out'))
     finally:
         peer.close()

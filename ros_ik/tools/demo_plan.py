@@ -18,10 +18,11 @@ The demo's scripted targets and its offline damped-vs-undamped replay (core: no 
 Targets are derived from the arm itself, so any URDF works: poses near the home pose, a
 near-singular configuration found near them (the "stretch", sigma_min a quarter of the
 damping threshold), a point twice the arm's reach away (unreachable), a position-only goal,
-and a jog: a constant twist driving the tool straight through a singular configuration.
+a jog: a constant twist driving the tool straight through a singular configuration, and a
+table put under the tool (a run-time scene) with a jog down onto it.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import List, Optional, Tuple
 
 import numpy as np
@@ -39,6 +40,11 @@ STRETCH_SIGMA = 0.25 * COMMAND_DAMPING.singular_value_threshold
 JOG_LEAD = 0.1  # m of jog line before (and after) the singular pose
 JOG_SPEED = 0.05  # m/s
 JOG_SEARCH_SEEDS = 40
+TABLE_DROP = 0.12  # m from the tool down to the demo table's top
+TABLE_SIZE = (0.3, 0.3, 0.04)  # m
+TABLE_JOG_SPEED = 0.05  # m/s straight down
+TABLE_JOG_SECONDS = 4.0  # 0.2 m commanded, the table is 0.12 m down
+EMPTY_SCENE = 'objects: []\n'
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,8 @@ class Segment:
     jog_velocity: Optional[np.ndarray] = None  # m/s, base frame: a jog, not a target
     jog_seconds: float = 0.0
     q_singular: Optional[np.ndarray] = None  # the singular configuration a jog crosses
+    scene: str = ''  # a collision scene (YAML) to publish before the segment
+    stops: bool = False  # a jog that must stop at an obstacle short of its distance
 
 
 def clipped_inside_limits(kinematics: ChainKinematics, q: np.ndarray) -> np.ndarray:
@@ -96,13 +104,39 @@ def plan_segments(kinematics: ChainKinematics, home: np.ndarray,
     direction = T_far[:3, 3] - solver.reach_origin
     T_far[:3, 3] = solver.reach_origin + 2.0 * solver.reach * direction / np.linalg.norm(
         direction)
-    return [
+    segments = [
         Segment('reach pose A', kinematics.tip_pose(q_a), False, True),
         Segment('stretch to near-singular', kinematics.tip_pose(q_stretch), False, True),
         Segment('leave it for pose B', kinematics.tip_pose(q_b), False, True),
         Segment('unreachable (2x reach)', T_far, False, False),
         Segment('position-only goal', kinematics.tip_pose(q_c), True, True),
-    ] + jog_segments(kinematics, solver, q_c, task_rows, seed)
+    ]
+    jogs = jog_segments(kinematics, solver, q_c, task_rows, seed)
+    table = table_segments(segments[-1].T_base_target, task_rows)
+    if table and jogs:  # the table goes before the jog starts
+        jogs[0] = replace(jogs[0], scene=EMPTY_SCENE)
+    return segments + table + jogs
+
+
+def table_segments(T_base_tool: np.ndarray, task_rows: Tuple[int, ...]) -> List[Segment]:
+    """
+    Return a table put under the tool and a jog onto it (full-pose arms only).
+
+    The table's top lies ``TABLE_DROP`` m below the tool position of ``T_base_tool``
+    (where the previous segment left it). A jog straight down must stop at the table
+    (``collision_stop_distance`` above it).
+    """
+    if len(task_rows) < 6:  # full-pose arms; the 5-joint and planar arms' runs stay as they were
+        return []
+    x, y, z = T_base_tool[:3, 3]
+    top = z - TABLE_DROP
+    width, depth, thickness = TABLE_SIZE
+    scene = ('objects:\n'
+             f'  - {{name: table, type: box, size: [{width}, {depth}, {thickness}], '
+             f'pose: {{xyz: [{x:.6f}, {y:.6f}, {top - thickness / 2:.6f}]}}}}\n')
+    return [Segment('jog onto the table', T_base_tool, False, True,
+                    jog_velocity=np.array([0.0, 0.0, -TABLE_JOG_SPEED]),
+                    jog_seconds=TABLE_JOG_SECONDS, scene=scene, stops=True)]
 
 
 def jog_segments(kinematics: ChainKinematics, solver: IkSolver, q_near: np.ndarray,

@@ -23,13 +23,14 @@ import pytest
 from ros_ik.tools.node_processes import executable
 
 
-@pytest.mark.parametrize('arm, segments', [('ur5', 7), ('so101', 5)])
+@pytest.mark.parametrize('arm, segments', [('ur5', 8), ('so101', 5)])
 def test_demo_reaches_reachable_targets_within_speed_limits(tmp_path, ros_domain_id, arm,
                                                             segments):
     """
     Run the demo on an arm: its table, no fault of the strict arm, the plot.
 
-    The UR5 (the default) adds the jog segments; the 5-joint arm runs on its position axes.
+    The UR5 (the default) adds the jog segments and a table: a jog down onto it stops; the
+    5-joint arm runs on its position axes.
     """
     completed = subprocess.run(
         [executable('ros_ik_demo'), '--headless', '--arm', arm, '--output', str(tmp_path)],
@@ -41,11 +42,12 @@ def test_demo_reaches_reachable_targets_within_speed_limits(tmp_path, ros_domain
             if line[:28].strip() in ('reach pose A', 'stretch to near-singular',
                                      'leave it for pose B', 'unreachable (2x reach)',
                                      'position-only goal', 'to the jog start',
-                                     'jog through singular')}
+                                     'jog through singular', 'jog onto the table')}
     assert len(rows) == segments
     for label, columns in rows.items():
         expect, result, _, _, _, peak_speed, peak_acceleration, _, _ = columns
-        assert result == ('reached' if expect == 'reach' else 'unreachable'), label
+        assert result == {'reach': 'reached', 'stop': 'stopped'}.get(expect, 'unreachable'), \
+            label
         assert float(peak_speed) <= 0.5 + 1e-9, label  # velocity_scale of the demo
         assert float(peak_acceleration) <= 1.0 + 1e-3, label  # from stamps, 3 decimals
     assert float(rows['stretch to near-singular'][-1]) > 0.0  # damping engaged
