@@ -174,14 +174,6 @@ class Loop:
             process.stop()
 
 
-@pytest.fixture
-def peer(ros_domain_id):
-    """Yield a test-side node in the test's own domain."""
-    test_peer = RosPeer()
-    yield test_peer
-    test_peer.close()
-
-
 def bundled_loop(peer, folder, arm_name: str, initial=None, **options) -> Loop:
     """Return a Loop of a bundled arm with its published limits."""
     arm = BUNDLED_ARMS[arm_name]

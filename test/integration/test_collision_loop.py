@@ -131,14 +131,6 @@ class CollisionLoop:
             process.stop()
 
 
-@pytest.fixture
-def peer(ros_domain_id):
-    """Yield a test-side node in the test's own domain."""
-    test_peer = RosPeer()
-    yield test_peer
-    test_peer.close()
-
-
 def below_floor_target(kinematics: ChainKinematics) -> np.ndarray:
     """Return a tool pose 15 cm below the floor, pointing down, within reach."""
     T = np.eye(4)

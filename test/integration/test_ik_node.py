@@ -50,14 +50,6 @@ STAMP_EPOCH = int(time.time())  # stamps relative to it keep nanoseconds in a do
 
 
 @pytest.fixture
-def peer(ros_domain_id):
-    """Yield a test-side node in the test's own DDS domain."""
-    test_peer = RosPeer()
-    yield test_peer
-    test_peer.close()
-
-
-@pytest.fixture
 def start_node(ros_domain_id, tmp_path):
     """Yield a function starting ik_node (None drops a parameter); all are stopped after."""
     processes: List[NodeProcess] = []

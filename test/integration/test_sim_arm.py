@@ -23,7 +23,7 @@ from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_p
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import pose_error
 from ros_ik.node.messages import pose_message
-from ros_ik.tools.node_processes import NodeProcess, RosPeer
+from ros_ik.tools.node_processes import NodeProcess
 from sensor_msgs.msg import JointState
 from std_msgs.msg import UInt32
 from visualization_msgs.msg import Marker, MarkerArray
@@ -35,14 +35,6 @@ COMMAND_TOPICS = {'joint_state': 'joint_commands', 'joint_trajectory': 'joint_tr
 STRICT_TOLERANCE = {'joint_state': 0.01, 'joint_trajectory': 0.01, 'float64_multi_array': 1.0}
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
-
-
-@pytest.fixture
-def peer(ros_domain_id):
-    """Yield a test-side node in the test's own domain."""
-    test_peer = RosPeer()
-    yield test_peer
-    test_peer.close()
 
 
 @pytest.mark.parametrize('command_type', sorted(COMMAND_TOPICS))
