@@ -110,29 +110,32 @@ class CollisionChecker:
         """Return the coal clearance of pair ``pair_index`` at ``q`` with its witnesses."""
         return self.exact_many(q, [pair_index], sample)[0]
 
+    def _walk_chain(self, q: np.ndarray) -> None:
+        """Compute the aligned frames and body poses at ``q`` (:meth:`_transform` uses them)."""
+        kinematics = self.model.kinematics
+        body_poses_into(np.asarray(q, dtype=float), kinematics.A, kinematics.prismatic,
+                        self._G, self._bodies)
+
+    def _transform(self, index: int):
+        """Return element ``index``'s shape pose (coal) from the last :meth:`_walk_chain`."""
+        element = self.model.elements[index]
+        T_body = self._bodies[element.body]
+        return self._coal.Transform3s(T_body[:, :3] @ element.T_G_shape[:3, :3],
+                                      T_body[:, :3] @ element.T_G_shape[:3, 3] + T_body[:, 3])
+
     def _distance(self, q: np.ndarray, pair_index: int) -> float:
         """Return only the coal clearance of pair ``pair_index`` at ``q`` (the walk's need)."""
-        model = self.model
-        kinematics = model.kinematics
-        body_poses_into(q, kinematics.A, kinematics.prismatic, self._G, self._bodies)
-        a, b = model.pairs[pair_index]
-        transforms = []
-        for index in (a, b):
-            T_G_shape = model.elements[index].T_G_shape
-            T_body = self._bodies[model.elements[index].body]
-            transforms.append(self._coal.Transform3s(
-                T_body[:, :3] @ T_G_shape[:3, :3],
-                T_body[:, :3] @ T_G_shape[:3, 3] + T_body[:, 3]))
+        self._walk_chain(q)
+        a, b = self.model.pairs[pair_index]
         self._result.clear()
-        return self._coal.distance(self._geometries[a], transforms[0], self._geometries[b],
-                                   transforms[1], self._request, self._result)
+        return self._coal.distance(self._geometries[a], self._transform(a),
+                                   self._geometries[b], self._transform(b), self._request,
+                                   self._result)
 
     def exact_many(self, q: np.ndarray, pair_indices, sample: int = 0) -> List[Contact]:
         """Return the coal clearances of ``pair_indices`` at ``q`` (one chain walk)."""
         model = self.model
-        kinematics = model.kinematics
-        body_poses_into(np.asarray(q, dtype=float), kinematics.A, kinematics.prismatic,
-                        self._G, self._bodies)
+        self._walk_chain(q)
         coal = self._coal
         placed: Dict[int, object] = {}
         contacts = []
@@ -140,11 +143,7 @@ class CollisionChecker:
             a, b = model.pairs[pair_index]
             for index in (a, b):
                 if index not in placed:
-                    element = model.elements[index]
-                    T_body = self._bodies[element.body]
-                    placed[index] = coal.Transform3s(
-                        T_body[:, :3] @ element.T_G_shape[:3, :3],
-                        T_body[:, :3] @ element.T_G_shape[:3, 3] + T_body[:, 3])
+                    placed[index] = self._transform(index)
             result = self._result
             result.clear()
             distance = coal.distance(self._geometries[a], placed[a], self._geometries[b],
@@ -269,8 +268,7 @@ class CollisionChecker:
         (prismatic), with ``z_j``, ``o_j`` column 2 and 3 of the aligned frame ``G_j``.
         """
         kinematics = self.model.kinematics
-        body_poses_into(np.asarray(q, dtype=float), kinematics.A, kinematics.prismatic,
-                        self._G, self._bodies)
+        self._walk_chain(q)
         n = kinematics.n_joints
         J = np.zeros((3, n))
         for j in range(min(body, n)):
