@@ -51,10 +51,8 @@ from ros_ik.control.controller import IkController  # noqa: E402
 from ros_ik.control.parameters import Settings  # noqa: E402
 from ros_ik.kinematics.transforms import pose_error  # noqa: E402
 from ros_ik.tools.example_arms import example_arm, mesh_search_folder  # noqa: E402
-from ros_ik.tools.reference_collisions import ReferenceCollisions  # noqa: E402
+from ros_ik.tools.reference_collisions import FLOOR_SCENE, ReferenceCollisions  # noqa: E402
 
-FLOOR = ('objects: [{name: floor, type: box, size: [4.0, 4.0, 0.2], '
-         'pose: {xyz: [0.0, 0.0, -0.1], rpy: [0.0, 0.0, 0.0]}}]')
 PERIOD = 0.01
 TARGET_SECONDS = 6.0
 SESSION_SECONDS = 60.0
@@ -71,7 +69,7 @@ def setup(name: str):
     folder = mesh_search_folder()
     model, _ = build_collision_model(text, arm.kinematics,
                                      open(arm_files.srdf_path, encoding='utf-8').read(),
-                                     parse_scene(FLOOR), search_path_packages([folder]))
+                                     parse_scene(FLOOR_SCENE), search_path_packages([folder]))
     reference = ReferenceCollisions(arm_files.urdf_path, arm_files.srdf_path, folder,
                                     arm.chain.joint_names)
     return arm, model, reference

@@ -25,20 +25,27 @@ stamps; velocity over ``velocity_scale`` x limit), the strict arm's faults and t
 rate. A second table reports servo reach rates on the Panda by target distance (0.5, 1,
 2 rad).
 
-Latency (``--rates``): ``ik_node`` (servo mode, Panda-class 7-DOF arm, JointState commands)
-for each ``update_rate``, a perfect arm (joint states at 200 Hz where the last command put
-it), two targets alternating on
-either side of the arm. For each rate it prints:
+Driver rates (``--state-rates``, ``--rates``): ``ik_node`` (servo mode, Panda-class 7-DOF
+arm, JointState commands, its SRDF) for each joint_states rate and ``update_rate``, a
+perfect arm in the bench process (joint_states published at that rate, where the last
+command put it), two targets alternating on either side of the arm. Per row:
 
-* achieved command rate (Hz), from the commands' header stamps (the node's clock);
-* period jitter ``|period - 1/rate|`` p50 / p99 (ms), from those stamps;
-* node CPU % over the window (utime + stime from /proc);
+* commands received per second by the bench over the window;
+* node CPU over the window (utime + stime from /proc, share of one core);
 * latency p50 / p99 (ms): from publishing a target, with the arm at rest, to receiving the
   first command that moves toward it (includes waiting for the next timer tick, up to one
   period).
 
+A last row floods the node with 1000 targets per second (joint_states at 1 kHz,
+update_rate 100). ``--baseline DIR`` runs every row first with the node of an earlier source
+tree (``git worktree add DIR <commit>``; its node runs as ``python -m ros_ik.node.ik_node``
+from DIR and compiles its kernels on its first start), for a before/after table from one
+run on one machine.
+
 Run: ``.venv/bin/python bench/bench_node.py [--session-seconds 60] [--rates 100 500 1000]
-[--seconds 5]`` (``--session-seconds 0`` or ``--rates`` with no value skip a part).
+[--state-rates 100 500 1000] [--seconds 5] [--baseline DIR] [--collision-checking
+disabled]`` (``--session-seconds 0`` or
+``--rates`` with no value skip a part).
 """
 
 import argparse
@@ -47,7 +54,7 @@ import random
 import sys
 import tempfile
 import time
-from typing import List
+from typing import List, Optional, Tuple
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPOSITORY)
@@ -61,7 +68,8 @@ from ros_ik.control.motion_limit_sources import (LimitDefaults,  # noqa: E402
                                                  resolve_motion_limits)
 from ros_ik.control.parameters import Settings  # noqa: E402
 from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS,  # noqa: E402
-                                            bundled_joint_limits_path, bundled_urdf_path)
+                                            bundled_joint_limits_path, bundled_urdf_path,
+                                            srdf_beside)
 from ros_ik.kinematics.chain_kinematics import ChainKinematics  # noqa: E402
 from ros_ik.kinematics.task_space import axes_text  # noqa: E402
 from ros_ik.kinematics.transforms import pose_error  # noqa: E402
@@ -76,6 +84,9 @@ ARM = 'panda'
 OFFSET = 0.3  # rad on joint 1: the two targets lie on either side of the home pose
 VELOCITY_SCALE = 0.5  # the node's default
 TARGET_TIMEOUT = 10.0  # s per target
+STARTUP_TIMEOUT = 300.0  # s: a baseline tree compiles its numba kernels at its first start
+LATENCY_TARGETS = 20
+FLOOD_RATE = 1000.0  # targets per s in the flood row
 INSIDE = 0.05  # random goals stay this fraction of each joint range inside its bounds
 
 
@@ -220,53 +231,66 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
-def measure(rate: float, seconds: float, log_path: str) -> List[str]:
-    """Run the node at ``rate`` Hz and return the formatted measurements."""
-    arm = BUNDLED_ARMS[ARM]
-    chain = load_urdf_file(bundled_urdf_path(ARM), arm.base_link, arm.tip_link)
-    kinematics = ChainKinematics(chain)
-    home = np.array(arm.home)
-    targets = []
-    for sign in (1.0, -1.0):
-        goal = home.copy()
-        goal[0] += sign * OFFSET
-        message = PoseStamped()
-        message.header.frame_id = arm.base_link
-        message.pose = pose_message(kinematics.tip_pose(goal))
-        targets.append((sign, message))
-    process = NodeProcess('ik_node', {'robot_description_file': bundled_urdf_path(ARM),
-                                      'joint_limits_file': bundled_joint_limits_path(ARM),
-                                      'base_link': arm.base_link, 'tip_link': arm.tip_link,
-                                      'mode': 'servo', 'update_rate': float(rate)}, log_path)
-    peer = RosPeer('bench_node')
-    stamps: List[float] = []
-    arrivals: List[tuple] = []
+class NodeUnderLoad:
+    """ik_node (servo, the Panda, JointState commands) fed by a driver-rate peer."""
 
-    state = JointState(name=list(chain.joint_names), position=[float(v) for v in home])
-
-    def on_command(message: JointState) -> None:
-        stamps.append(message.header.stamp.sec + message.header.stamp.nanosec * 1e-9)
-        arrivals.append((time.monotonic(), message.velocity[0]))
-        state.position = list(message.position)  # a perfect arm: it is where commanded
-
-    try:
-        node = peer.node
+    def __init__(self, update_rate: float, state_rate: float, log_path: str,
+                 baseline: Optional[str], collision_checking: str) -> None:
+        """Start the node (from ``baseline``, a source tree, if given) and the peer."""
+        arm = BUNDLED_ARMS[ARM]
+        chain = load_urdf_file(bundled_urdf_path(ARM), arm.base_link, arm.tip_link)
+        kinematics = ChainKinematics(chain)
+        home = np.array(arm.home)
+        self.targets = []
+        for sign in (1.0, -1.0):
+            goal = home.copy()
+            goal[0] += sign * OFFSET
+            message = PoseStamped()
+            message.header.frame_id = arm.base_link
+            message.pose = pose_message(kinematics.tip_pose(goal))
+            self.targets.append((sign, message))
+        program = ([sys.executable, '-P', '-m', 'ros_ik.node.ik_node']
+                   if baseline else None)
+        self.process = NodeProcess(
+            'ik_node', {'robot_description_file': bundled_urdf_path(ARM),
+                        'joint_limits_file': bundled_joint_limits_path(ARM),
+                        'robot_description_semantic_file': srdf_beside(bundled_urdf_path(ARM)),
+                        'base_link': arm.base_link, 'tip_link': arm.tip_link,
+                        'mode': 'servo', 'update_rate': float(update_rate),
+                        'collision_checking': collision_checking}, log_path,
+            program=program, environment={'PYTHONPATH': baseline} if baseline else None)
+        self.peer = RosPeer('bench_node')
+        self.arrivals: List[tuple] = []
+        self.state = JointState(name=list(chain.joint_names),
+                                position=[float(v) for v in home])
+        node = self.peer.node
         reliable = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
-        node.create_subscription(JointState, '/ros_ik/joint_commands', on_command, reliable)
+        node.create_subscription(JointState, '/ros_ik/joint_commands', self._on_command,
+                                 reliable)
         joints = node.create_publisher(JointState, 'joint_states', 10)
-        target_publisher = node.create_publisher(PoseStamped, '/ros_ik/target_pose',
-                                                 QoSProfile(depth=1,
-                                                            reliability=ReliabilityPolicy
-                                                            .RELIABLE))
-        node.create_timer(0.005, lambda: joints.publish(state))
-        if not peer.spin_until(lambda: target_publisher.get_subscription_count() > 0, 20.0):
-            return [f'{rate:>8.0f}  node did not start']
-        peer.spin_for(1.0)
+        self.target_publisher = node.create_publisher(
+            PoseStamped, '/ros_ik/target_pose',
+            QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE))
+        node.create_timer(1.0 / state_rate, lambda: joints.publish(self.state))
+
+    def _on_command(self, message: JointState) -> None:
+        """Record the arrival and the first joint's velocity; the arm is where commanded."""
+        self.arrivals.append((time.monotonic(), message.velocity[0]))
+        self.state.position = list(message.position)
+
+    def started(self) -> bool:
+        """Wait for the node's target subscription (a baseline may compile its kernels)."""
+        return self.peer.spin_until(
+            lambda: self.target_publisher.get_subscription_count() > 0, STARTUP_TIMEOUT)
+
+    def latencies(self, count: int) -> np.ndarray:
+        """Return the target -> first moving command delays (s) of ``count`` targets."""
+        peer, arrivals = self.peer, self.arrivals
         latencies = []
-        for index in range(20):
-            sign, message = targets[index % 2]
+        for index in range(count):
+            sign, message = self.targets[index % 2]
             sent = time.monotonic()
-            target_publisher.publish(message)
+            self.target_publisher.publish(message)
             peer.spin_until(lambda: arrivals and arrivals[-1][0] >= sent
                             and np.sign(arrivals[-1][1]) == sign, 2.0)
             moving = [arrival for arrival, velocity in arrivals
@@ -276,21 +300,47 @@ def measure(rate: float, seconds: float, log_path: str) -> List[str]:
             # the next target starts from rest: the first moving command is the response
             peer.spin_until(lambda: arrivals[-1][1] == 0.0 and arrivals[-1][0] > sent + 0.1,
                             5.0)
-        del stamps[:]
-        cpu_start, wall_start = cpu_seconds(process.process.pid), time.monotonic()
-        peer.spin_for(seconds)
-        cpu = (cpu_seconds(process.process.pid) - cpu_start) / (time.monotonic() - wall_start)
+        return np.array(latencies)
+
+    def load(self, seconds: float, flood_rate: float = 0.0) -> Tuple[float, float]:
+        """Return (commands received per s, node CPU share) over ``seconds``."""
+        if flood_rate:
+            index = [0]
+
+            def flood() -> None:
+                index[0] += 1
+                self.target_publisher.publish(self.targets[index[0] % 2][1])
+            self.peer.node.create_timer(1.0 / flood_rate, flood)
+        self.peer.spin_for(1.0)
+        received = len(self.arrivals)
+        cpu_start, wall_start = cpu_seconds(self.process.process.pid), time.monotonic()
+        self.peer.spin_for(seconds)
+        wall = time.monotonic() - wall_start
+        return ((len(self.arrivals) - received) / wall,
+                (cpu_seconds(self.process.process.pid) - cpu_start) / wall)
+
+    def close(self) -> None:
+        """Stop the peer and the node."""
+        self.peer.close()
+        self.process.stop()
+
+
+def measure(update_rate: float, state_rate: float, seconds: float, log_path: str,
+            baseline: Optional[str], collision_checking: str, flood_rate: float = 0.0) -> str:
+    """Return one row: received rate, CPU %, latency p50 / p99 (ms) or the flood's CPU."""
+    load = NodeUnderLoad(update_rate, state_rate, log_path, baseline, collision_checking)
+    try:
+        if not load.started():
+            return f'| {state_rate:.0f} | {update_rate:.0f} | node did not start | | | |'
+        latency = (np.zeros(0) if flood_rate else load.latencies(LATENCY_TARGETS) * 1e3)
+        received, cpu = load.load(seconds, flood_rate)
     finally:
-        peer.close()
-        process.stop()
-    periods = np.diff(np.array(stamps))
-    jitter = np.abs(periods - 1.0 / rate) * 1e3
-    achieved = len(periods) / (stamps[-1] - stamps[0]) if len(periods) else 0.0
-    latency = np.array(latencies) * 1e3
-    return [f'{rate:>8.0f}{achieved:>10.1f}{np.percentile(jitter, 50):>10.3f}'
-            f'{np.percentile(jitter, 99):>10.3f}{100.0 * cpu:>8.1f}'
-            f'{np.percentile(latency, 50):>10.2f}{np.percentile(latency, 99):>10.2f}'
-            f'{len(latency):>6}']
+        load.close()
+    flood = f' + {flood_rate:.0f} targets/s' if flood_rate else ''
+    latencies = (f'{np.percentile(latency, 50):.1f} / {np.percentile(latency, 99):.1f}'
+                 if latency.size else '-')
+    return (f'| {state_rate:.0f}{flood} | {update_rate:.0f} | {received:.1f} | '
+            f'{100.0 * cpu:.0f} % | {latencies} |')
 
 
 def main() -> None:
@@ -301,21 +351,38 @@ def main() -> None:
                         help='length of each random-target session [s]; 0 skips them')
     parser.add_argument('--arms', nargs='+', default=list(BUNDLED_ARMS),
                         choices=sorted(BUNDLED_ARMS), help='arms of the sessions')
-    parser.add_argument('--rates', type=float, nargs='*', default=[100.0, 500.0, 1000.0])
-    parser.add_argument('--seconds', type=float, default=5.0, help='window per rate [s]')
+    parser.add_argument('--rates', type=float, nargs='*', default=[100.0, 500.0, 1000.0],
+                        help='update_rate values of the driver-rate table')
+    parser.add_argument('--state-rates', type=float, nargs='*',
+                        default=[100.0, 500.0, 1000.0], help='joint_states rates [Hz]')
+    parser.add_argument('--seconds', type=float, default=5.0, help='window per row [s]')
+    parser.add_argument('--collision-checking', default='enabled',
+                        choices=['enabled', 'disabled'], help="the node's collision_checking")
+    parser.add_argument('--baseline', default='',
+                        help='an earlier ros_ik source tree (e.g. a git worktree) whose node '
+                             'runs the same rows first, for a before/after table')
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         if args.session_seconds > 0:
             print_sessions(args.session_seconds, folder, args.arms)
     if not args.rates:
         return
-    print(f'\nik_node, {ARM} arm (7 DOF), servo mode, JointState commands')
-    print(f'{"rate Hz":>8}{"achieved":>10}{"jit p50":>10}{"jit p99":>10}{"CPU %":>8}'
-          f'{"lat p50":>10}{"lat p99":>10}{"n lat":>6}   (jitter, latency in ms)')
+    versions = ([('before', os.path.abspath(args.baseline))] if args.baseline else []) + [
+        ('after' if args.baseline else 'this tree', None)]
     with tempfile.TemporaryDirectory() as folder:
-        for rate in args.rates:
-            for row in measure(rate, args.seconds, os.path.join(folder, f'{rate}.log')):
-                print(row, flush=True)
+        for label, baseline in versions:
+            print(f'\nik_node ({label}), {ARM} arm (7 DOF), servo mode, JointState commands, '
+                  f'collision_checking {args.collision_checking}, a perfect arm in the bench '
+                  'process')
+            print('| joint_states Hz | update_rate | commands received per s | node CPU | '
+                  'target -> first moving command p50 / p99 ms |')
+            print('|---|---|---|---|---|')
+            rows = [(rate, state_rate, 0.0) for state_rate in args.state_rates
+                    for rate in args.rates] + [(100.0, 1000.0, FLOOD_RATE)]
+            for index, (rate, state_rate, flood_rate) in enumerate(rows):
+                print(measure(rate, state_rate, args.seconds,
+                              os.path.join(folder, f'{label}_{index}.log'), baseline,
+                              args.collision_checking, flood_rate), flush=True)
 
 
 if __name__ == '__main__':

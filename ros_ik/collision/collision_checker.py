@@ -70,6 +70,11 @@ class Contact:
         """Return ``'a into b'``, for messages about a motion that would hit."""
         return f'{self.owners[0]} into {self.owners[1]}'
 
+    def in_collision_text(self) -> str:
+        """Return the message for a pair already in collision (only moving apart is allowed)."""
+        return (f'in collision: {self.owners[0]} and {self.owners[1]} are '
+                f'{self.distance:.3g} m apart; only motions that move them apart are allowed')
+
 
 class CollisionChecker:
     """Checks of one :class:`CollisionModel` with a padding and a path spacing (m)."""
@@ -92,6 +97,7 @@ class CollisionChecker:
         n = model.kinematics.n_joints
         self._G = np.empty((n, 3, 4))
         self._bodies = np.empty((n + 1, 3, 4))
+        self._walked = np.full(n, np.nan)  # the joints of the last walk (NaN: none yet)
 
     @property
     def pair_count(self) -> int:
@@ -111,10 +117,17 @@ class CollisionChecker:
         return self.exact_many(q, [pair_index], sample)[0]
 
     def _walk_chain(self, q: np.ndarray) -> None:
-        """Compute the aligned frames and body poses at ``q`` (:meth:`_transform` uses them)."""
+        """
+        Compute the aligned frames and body poses at ``q`` (:meth:`_transform` uses them).
+
+        Kept until another ``q`` comes: the damper asks for several points at one ``q``.
+        """
+        q = np.asarray(q, dtype=float)
+        if np.array_equal(q, self._walked):
+            return
         kinematics = self.model.kinematics
-        body_poses_into(np.asarray(q, dtype=float), kinematics.A, kinematics.prismatic,
-                        self._G, self._bodies)
+        body_poses_into(q, kinematics.A, kinematics.prismatic, self._G, self._bodies)
+        self._walked = q.copy()
 
     def _transform(self, index: int):
         """Return element ``index``'s shape pose (coal) from the last :meth:`_walk_chain`."""
@@ -269,9 +282,12 @@ class CollisionChecker:
         """
         kinematics = self.model.kinematics
         self._walk_chain(q)
-        n = kinematics.n_joints
-        J = np.zeros((3, n))
-        for j in range(min(body, n)):
-            z, origin = self._G[j, :, 2], self._G[j, :, 3]
-            J[:, j] = z if kinematics.prismatic[j] else np.cross(z, point - origin)
+        count = min(body, kinematics.n_joints)
+        J = np.zeros((3, kinematics.n_joints))
+        z = self._G[:count, :, 2]  # (count, 3) axes
+        r = np.asarray(point, dtype=float) - self._G[:count, :, 3]  # lever arms
+        moment = np.stack([z[:, 1] * r[:, 2] - z[:, 2] * r[:, 1],
+                           z[:, 2] * r[:, 0] - z[:, 0] * r[:, 2],
+                           z[:, 0] * r[:, 1] - z[:, 1] * r[:, 0]])  # (3, count): z x r
+        J[:, :count] = np.where(kinematics.prismatic[:count], z.T, moment)
         return J

@@ -24,43 +24,61 @@ compared modulo 2 pi, since drivers report them wrapped). Commands are kept ever
 two kept commands the path moves at most ``v_max SPACING``, a few mrad.
 """
 
-from collections import deque
-from typing import Deque, Optional, Tuple
-
 import numpy as np
 
-from ros_ik.kinematics.joint_limits import wrapped_difference
+from ros_ik.kinematics.joint_limits import nearest_row_distance
 
 SPACING = 0.005  # s between kept commands
+INITIAL_ROWS = 128
 
 
 class CommandHistory:
-    """Commands (time s, positions (n,)) of the last ``window`` seconds."""
+    """
+    Commands (time s, positions (n,)) of the last ``window`` seconds.
+
+    Kept in arrays (rows ``first`` to ``end - 1``; the newest command in the row after
+    them), compacted when full: adding and measuring the lag cost no Python loop over the
+    commands.
+    """
 
     def __init__(self, is_continuous: np.ndarray) -> None:
         """Start empty; ``is_continuous`` (n,) marks joints compared modulo 2 pi."""
         self._is_continuous = np.asarray(is_continuous, dtype=bool)
-        self._commands: Deque[Tuple[float, np.ndarray]] = deque()
-        self._newest: Optional[np.ndarray] = None
+        self._times = np.empty(INITIAL_ROWS)
+        self._rows = np.empty((INITIAL_ROWS, len(self._is_continuous)))
+        self._first = self._end = 0
+        self._has_newest = False
 
     def clear(self) -> None:
         """Forget every command."""
-        self._commands.clear()
-        self._newest = None
+        self._first = self._end = 0
+        self._has_newest = False
 
     def add(self, time: float, q: np.ndarray, window: float) -> None:
         """Keep command ``q`` sent at ``time``; drop those older than ``window`` s."""
-        self._newest = np.array(q, dtype=float)
-        if not self._commands or time >= self._commands[-1][0] + SPACING:
-            self._commands.append((time, self._newest))
-        while self._commands and self._commands[0][0] < time - window:
-            self._commands.popleft()
+        if self._end == self._first or time >= self._times[self._end - 1] + SPACING:
+            self._make_room()
+            self._times[self._end] = time
+            self._end += 1
+            self._rows[self._end - 1] = q
+        self._rows[self._end] = q  # the newest, kept in any case
+        self._has_newest = True
+        self._first += int(np.searchsorted(self._times[self._first:self._end], time - window))
+
+    def _make_room(self) -> None:
+        """Ensure two free rows after ``end`` (a kept command and the newest)."""
+        if self._end + 2 <= len(self._times):
+            return
+        count = self._end - self._first
+        capacity = max(len(self._times), 2 * (count + 2))
+        times, rows = np.empty(capacity), np.empty((capacity, self._rows.shape[1]))
+        times[:count] = self._times[self._first:self._end]
+        rows[:count] = self._rows[self._first:self._end]
+        self._times, self._rows, self._first, self._end = times, rows, 0, count
 
     def lag(self, q_measured: np.ndarray) -> float:
         """Return the distance (rad or m) from ``q_measured`` to the nearest kept command."""
-        if self._newest is None:
+        if not self._has_newest:
             return 0.0
-        difference = wrapped_difference(
-            np.array([q for _, q in self._commands] + [self._newest]) - q_measured,
-            self._is_continuous)
-        return float(np.abs(difference).max(axis=1).min())
+        return nearest_row_distance(self._rows, self._first, self._end + 1,
+                                    np.asarray(q_measured, dtype=float), self._is_continuous)

@@ -22,17 +22,21 @@ as a :class:`Notice` keyed by its kind, so the caller can throttle each kind sep
 
 The command stream is one continuous jerk-limited trajectory: the controller keeps the
 commanded state (position, velocity, acceleration) and every cycle advances it by the
-measured time since the previous command, ``dt = now - t_previous``, through the online
-trajectory generator (:mod:`ros_ik.trajectory.online_generator`). After a stall longer
-than ``MAX_STEP_PERIODS`` periods the step is bounded and the command's time says so (it
-is then a little behind the clock and catches up by up to ``MAX_STEP_PERIODS - 1`` periods
-a cycle), so the samples stay consistent with their stamps. Whatever the inputs, every
+measured time since the previous command, ``dt = now + lead - t_previous``, through the
+online trajectory generator (:mod:`ros_ik.trajectory.online_generator`); ``lead`` is
+``trajectory_lead_time`` for JointTrajectory commands (each carries a horizon,
+:mod:`ros_ik.control.trajectory_horizon`) and 0 otherwise. A gap longer than
+``MAX_STEP_PERIODS`` periods is a stall (the process did not run): the stream never
+fast-forwards through it but continues from what the arm's controller executed meanwhile,
+the last horizon's point at the clock (JointTrajectory) or, for position streams, the last
+command held at rest; stamps stay within a period of the clock. Whatever the inputs, every
 command is finite, inside the position limits (or moving into them), and within the
 velocity, acceleration and jerk limits over the time between command stamps. A cycle
 (base frame, metres, radians):
 
 1. no joint state for a chain joint yet: WARN, no command;
-2. manipulability and singular values of the task Jacobian at the measured joints;
+2. manipulability and singular values of the task Jacobian at the measured joints (at most
+   every ``MEASURE_PERIOD``);
 3. no command yet: the first target starts the stream at rest at the measured joints;
 4. the goal: joint states older than ``joint_state_timeout`` (ERROR), measured joints
    farther than ``max_tracking_error`` from every command of the last
@@ -73,9 +77,12 @@ from ros_ik.control.joint_state_cache import JointStateCache
 from ros_ik.control.motion_limit_sources import LimitDefaults, resolve_motion_limits
 from ros_ik.control.parameters import Settings
 from ros_ik.control.targets import check_pose, is_known_frame, known_frames
+from ros_ik.control.trajectory_horizon import (Horizon, KEEP_PERIODS, POINT_SPACING, Points,
+                                               TAIL_SPACING, TrajectoryHorizon)
 from ros_ik.kinematics.damped_least_squares import DampingSchedule
 from ros_ik.kinematics.joint_limits import wrapped_difference
-from ros_ik.kinematics.manipulability import manipulability, task_jacobian, velocity_ellipsoid
+from ros_ik.kinematics.manipulability import (Manipulability, manipulability, task_jacobian,
+                                              velocity_ellipsoid)
 from ros_ik.kinematics.servo_step import ServoOptions
 from ros_ik.kinematics.task_space import row_weights
 from ros_ik.kinematics.transforms import pose_error
@@ -86,8 +93,10 @@ STALL_SPEED = 1e-4  # rad/s: below this the servo counts as stopped
 STALL_SECONDS = 0.5  # s stopped short of the target before it is reported
 # A servo held at an obstacle that gets less than this closer (m) in STALL_SECONDS refuses.
 BLOCKED_PROGRESS = 1e-3
-# A cycle advances the commands by the measured time, at most this many nominal periods.
+# A gap between cycles longer than this many nominal periods is a stall of the process.
 MAX_STEP_PERIODS = 5.0
+# The manipulability at the measured joints is computed at most this often (s).
+MEASURE_PERIOD = 0.01
 SOLVE_ATTEMPTS = 20  # IK solves per target (one per cycle) before it counts as unreachable
 # Jogs damp with this fraction of the damping threshold and lam_max: a jog commands a tool
 # velocity, the joint speeds are scaled into their limits anyway, and wider damping blocks
@@ -130,7 +139,8 @@ class Command:
     """
     One joint command (chain order) for time ``time`` (s, the caller's clock).
 
-    Positions (rad or m), velocities, accelerations, and ``dt`` (s) since the previous one.
+    Positions (rad or m), velocities, accelerations, and ``dt`` (s) since the previous one;
+    ``horizon``: the JointTrajectory points of this cycle (joint_trajectory commands only).
     """
 
     q: np.ndarray
@@ -138,6 +148,7 @@ class Command:
     acceleration: np.ndarray
     dt: float
     time: float
+    horizon: Optional[Horizon] = None
 
 
 @dataclass(frozen=True)
@@ -154,8 +165,8 @@ class CycleStatus:
     """
     What the last cycle saw: level ('OK', 'WARN', 'ERROR'), message and values.
 
-    ``tracking`` = (T_base_tip, T_base_target, mask) when a target is active: the errors are
-    computed when a report is asked for, not in the control loop.
+    ``tracking`` = (q_measured, T_base_target, mask) when a target is active: the tip pose
+    and the errors are computed when a report is asked for, not in the control loop.
     """
 
     level: str
@@ -229,7 +240,10 @@ class IkController:
         self._last_time = 0.0
         self._rest_since = 0.0
         self._history = CommandHistory(arm.chain.is_continuous)
+        self._horizon = (TrajectoryHorizon() if settings.command_type == 'joint_trajectory'
+                         else None)
         self._generator_for: Tuple[float, Optional[OnlineGenerator]] = (0.0, None)
+        self._measured: Tuple[float, Optional[Manipulability]] = (0.0, None)
 
     # ------------------------------------------------------------------ inputs
     def update_joint_state(self, names: Sequence[str], positions: Sequence[float],
@@ -335,8 +349,8 @@ class IkController:
             message = 'waiting for joint_states with ' + ', '.join(self.joints.missing_joints())
             self.status = CycleStatus('WARN', message)
             return CycleResult(notices=(Notice('info', 'joint_states:waiting', message),))
-        T_base_tip, J = self.arm.kinematics.tip_pose_and_jacobian(q_measured)
-        measures = manipulability(task_jacobian(J, self.arm.task_rows))
+        measures, fresh = self._measures(q_measured, now)
+        published = measures.yoshikawa if fresh else None
         values: Dict[str, object] = {'manipulability': measures.yoshikawa,
                                      'sigma_min': measures.sigma_min,
                                      'condition_number': measures.condition_number,
@@ -348,11 +362,14 @@ class IkController:
                 self.status = (CycleStatus('ERROR', f'joint states are stale ({age:.2f} s '
                                            'old); no commands', values) if stale
                                else CycleStatus('OK', 'no target yet', values))
-                return CycleResult(manipulability=measures.yoshikawa)
-            self._start_stream(q_measured, now)
-        dt = min(max(now - self._last_time, 0.0), MAX_STEP_PERIODS / settings.update_rate)
-        self._last_time += dt
+                return CycleResult(manipulability=published)
+            self._start_stream(q_measured, now + self._lead())
         notices: List[Notice] = []
+        command_time = now + self._lead()
+        if command_time - self._last_time > MAX_STEP_PERIODS / settings.update_rate:
+            self._resume_after_stall(command_time, notices)
+        dt = max(command_time - self._last_time, 0.0)
+        self._last_time += dt
         tracking = None
         if self._check_start:
             self._check_start = False
@@ -363,8 +380,8 @@ class IkController:
                                              'braking to rest and holding'), Goal(None)
             notices.append(Notice('warn', 'joint_states:stale', message))
         else:
-            level, message, goal, tracking = self._tracking_goal(q_measured, T_base_tip,
-                                                                 values, notices, dt, now)
+            level, message, goal, tracking = self._tracking_goal(q_measured, values, notices,
+                                                                 dt, now)
         step = self._advance(goal, dt, notices)
         if self._collision_stop is not None and level != 'ERROR':
             level, message = 'WARN', ('stopping before a collision: the motion would bring '
@@ -375,16 +392,75 @@ class IkController:
                                       f'{settings.singularity_warning}')
         self.status = CycleStatus(level, message, values, tracking)
         state = step.state
+        horizon = (self._horizon.extend(
+            now - KEEP_PERIODS / settings.update_rate, self._last_time, state,
+            self._points_between(step, dt), self._generator().stop_samples(state, TAIL_SPACING))
+            if self._horizon is not None else None)
         return CycleResult(Command(state.position, state.velocity, state.acceleration, dt,
-                                   self._last_time), measures.yoshikawa, tuple(notices))
+                                   self._last_time, horizon), published,
+                           tuple(notices))
 
-    def _start_stream(self, q_measured: np.ndarray, now: float) -> None:
+    def _measures(self, q_measured: np.ndarray, now: float) -> Tuple[Manipulability, bool]:
+        """
+        Return the manipulability at the measured joints and whether it was just computed.
+
+        Computed at most every ``MEASURE_PERIOD`` s (a 1 kHz loop reuses it for 10 ms):
+        the diagnostics, the singularity warning and ``~/manipulability`` need no more.
+        """
+        measured_at, measures = self._measured
+        if measures is not None and 0.0 <= now - measured_at < MEASURE_PERIOD:
+            return measures, False
+        J = self.arm.kinematics.jacobian(q_measured)
+        measures = manipulability(task_jacobian(J, self.arm.task_rows))
+        self._measured = (now, measures)
+        return measures, True
+
+    def _points_between(self, step: MotionStep, dt: float) -> Points:
+        """
+        Return states of ``step``'s motion strictly inside its ``dt`` s, absolute times.
+
+        At most ``POINT_SPACING`` apart; none for a state set directly (no plan).
+        """
+        count = int(np.ceil(dt / POINT_SPACING - 1e-9)) - 1
+        n = self.arm.chain.n_joints
+        if count <= 0 or step.plan is None:
+            return np.empty(0), np.empty((0, n)), np.empty((0, n)), np.empty((0, n))
+        offsets = dt * np.arange(1, count + 1) / (count + 1)
+        return (self._last_time - dt + offsets,) + self._generator().between(step.plan, offsets)
+
+    def _lead(self) -> float:
+        """Return how far ahead of the clock commands are (s): JointTrajectory horizons."""
+        return self.settings.trajectory_lead_time if self._horizon is not None else 0.0
+
+    def _start_stream(self, q_measured: np.ndarray, time: float) -> None:
         """Start (or restart) the command stream at rest at the measured joints."""
         self._motion = MotionState.at_rest(q_measured)
-        self._last_time = self._rest_since = now
+        self._last_time = self._rest_since = time
         self._history.clear()
+        if self._horizon is not None:
+            self._horizon.clear()
         self._check_start = True
         self._checked_goal = None
+
+    def _resume_after_stall(self, command_time: float, notices: List[Notice]) -> None:
+        """
+        Continue after a stall from what the arm's controller executed meanwhile.
+
+        JointTrajectory: the last horizon's point at or before ``command_time`` (the
+        controller followed the committed commands, then the stop). Position streams: the
+        last command, held (the controller held it). A state at rest is taken one period
+        before ``command_time``, so the next step is one period long.
+        """
+        gap, period = command_time - self._last_time, 1.0 / self.settings.update_rate
+        resumed = (self._horizon.resume(command_time, period) if self._horizon is not None
+                   else None)
+        time, state = resumed if resumed is not None else (
+            command_time - period, MotionState.at_rest(self._motion.position))
+        self._motion, self._last_time = state, time
+        self._checked_goal = None
+        notices.append(Notice('warn', 'command:stall', f'the control loop stalled for '
+                              f'{gap:.3f} s; continuing from what the arm executed meanwhile '
+                              '(no fast-forward)'))
 
     def _in_collision_notices(self) -> List[Notice]:
         """Say so when the commanded state is in collision (only moving apart is allowed)."""
@@ -393,9 +469,7 @@ class IkController:
         contact = self.collision.nearest(self._motion.position)
         if contact is None or contact.distance >= self.collision.checker.padding:
             return []
-        return [Notice('warn', 'collision:start', f'in collision: {contact.owners[0]} and '
-                       f'{contact.owners[1]} are {contact.distance:.3g} m apart; only motions '
-                       'that move them apart are allowed')]
+        return [Notice('warn', 'collision:start', contact.in_collision_text())]
 
     def _collision_damped(self, q: np.ndarray, qdot: np.ndarray, mask: Tuple[bool, ...],
                           damping: float, velocity_limits: np.ndarray) -> np.ndarray:
@@ -480,9 +554,8 @@ class IkController:
                               f'{contact.text()}: finishing the checked motion'))
         return generator.step(state, self._checked_goal, dt), self._checked_goal
 
-    def _tracking_goal(self, q_measured: np.ndarray, T_base_tip: np.ndarray,
-                       values: Dict[str, object], notices: List[Notice], dt: float,
-                       now: float):
+    def _tracking_goal(self, q_measured: np.ndarray, values: Dict[str, object],
+                       notices: List[Notice], dt: float, now: float):
         """Return (level, message, goal, tracking) while joint states are fresh."""
         settings, arm = self.settings, self.arm
         lag = self._history.lag(q_measured)
@@ -510,7 +583,7 @@ class IkController:
         cycle = self._servo_cycle if settings.mode == 'servo' else self._solve_cycle
         level, message, goal, extra = cycle(target, mask, notices, dt)
         values.update(extra)
-        return level, message, goal, (T_base_tip, target.T_base_target, np.array(mask))
+        return level, message, goal, (q_measured, target.T_base_target, np.array(mask))
 
     def _jog_cycle(self, values: Dict[str, object], now: float, dt: float):
         """Return (level, message, goal) of a jog cycle; a stale jog brakes to rest."""
@@ -741,8 +814,8 @@ class IkController:
         status = self._with_clearance(self.status)
         if status.tracking is None:
             return status
-        T_base_tip, T_base_target, mask = status.tracking
-        e_p, e_o = pose_error(T_base_target, T_base_tip)
+        q_measured, T_base_target, mask = status.tracking
+        e_p, e_o = pose_error(T_base_target, self.arm.kinematics.tip_pose(q_measured))
         position_error = float(np.linalg.norm(e_p * mask[:3]))
         orientation_error = float(np.linalg.norm(e_o * mask[3:]))
         values = dict(status.values, position_error=position_error,
@@ -767,9 +840,7 @@ class IkController:
                       closest_pair=' - '.join(contact.owners))
         level, message = status.level, status.message
         if contact.distance < self.collision.checker.padding and level == 'OK':
-            level, message = 'WARN', (f'in collision: {contact.owners[0]} and '
-                                      f'{contact.owners[1]}; only motions that move them '
-                                      'apart are allowed')
+            level, message = 'WARN', contact.in_collision_text()
         return replace(status, level=level, message=message, values=values)
 
     def _nearest(self, q: np.ndarray) -> Optional[Contact]:

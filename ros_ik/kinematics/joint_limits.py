@@ -95,6 +95,27 @@ def wrapped_difference(difference: np.ndarray, is_continuous: np.ndarray) -> np.
                     difference)
 
 
+@numba.njit(cache=True, nogil=True)
+def nearest_row_distance(rows: np.ndarray, first: int, end: int, q: np.ndarray,
+                         is_continuous: np.ndarray) -> float:
+    """
+    Return ``min_k max_j |rows[k, j] - q_j|`` over rows ``first`` to ``end - 1``.
+
+    Continuous joints' differences are wrapped into [-pi, pi) first (see
+    :func:`wrapped_difference`); inf without rows.
+    """
+    best = np.inf
+    for k in range(first, end):
+        worst = 0.0
+        for j in range(q.shape[0]):
+            difference = rows[k, j] - q[j]
+            if is_continuous[j]:
+                difference = (difference + np.pi) % FULL_TURN - np.pi
+            worst = max(worst, abs(difference))
+        best = min(best, worst)
+    return best
+
+
 def speed_scale(velocity: np.ndarray, speed_limits: np.ndarray) -> float:
     """
     Return the largest ``s`` in [0, 1] with ``|s velocity_j| <= speed_limits_j`` for all j.

@@ -29,6 +29,7 @@ import numpy as np
 from ros_ik.kinematics.bundled_arms import load_bundled_chain
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.ik_solver import IkOptions, IkSolver
+from ros_ik.kinematics.joint_limits import nearest_row_distance
 from ros_ik.kinematics.servo_step import ServoController, ServoOptions
 from ros_ik.kinematics.transforms import rotation_vector
 from ros_ik.trajectory.motion_limits import MotionLimits
@@ -51,7 +52,11 @@ def warm_up_kernels() -> float:
     n = chain.n_joints
     generator = OnlineGenerator(MotionLimits(chain.lower, chain.upper, chain.velocity_limits,
                                              np.ones(n), np.full(n, 10.0)))
-    generator.brake_step(generator.step(MotionState.at_rest(q), q + 0.1, 0.01).state, 0.01)
+    moving = generator.step(MotionState.at_rest(q), q + 0.1, 0.01)
+    generator.brake_step(moving.state, 0.01)
+    generator.between(moving.plan, np.array([0.005]))
+    generator.stop_samples(moving.state, 0.01)
+    nearest_row_distance(np.zeros((2, n)), 0, 2, q, np.zeros(n, dtype=bool))
     kinematics.link_poses(q)
     rotation_vector(T_base_target[:3, :3])
     return time.perf_counter() - start

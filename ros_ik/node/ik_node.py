@@ -15,15 +15,17 @@
 """
 The ros_ik node: the ROS API of :class:`ros_ik.control.controller.IkController`.
 
-Subscriptions convert and hand their messages to the controller; one timer at
-``update_rate`` runs the controller's cycle and publishes the command it returns; two
-more timers publish ``/diagnostics`` and ``~/markers``. Parameters come from the table in
+Subscriptions only keep the newest message of each input (joint states per publisher's
+joint set, the newest target or jog), so a 1 kHz driver or a flood of targets costs one
+assignment per message; one timer at ``update_rate`` hands them to the controller, runs its
+cycle and publishes the command it returns; two more timers publish ``/diagnostics`` and
+``~/markers``. Parameters come from the table in
 :mod:`ros_ik.control.parameters`, validated at start-up and on every set. See the README for
 topics, parameters and their QoS.
 """
 
 import sys
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PoseStamped, Twist, TwistStamped
@@ -31,7 +33,6 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
-from rclpy.time import Time
 from ros_ik.collision.allowed_pairs import SrdfError
 from ros_ik.collision.collision_checker import CollisionChecker
 from ros_ik.collision.collision_model import CollisionModel
@@ -108,7 +109,10 @@ class IkNode(Node):
         self._collision_model: Optional[CollisionModel] = None
         self._next_model: Optional[CollisionModel] = None  # validated, applied after the set
         self._urdf_text = ''
-        self._pending_target: Optional[Tuple[str, Any, Any, str]] = None
+        # The newest inputs, taken by the next control cycle: joint states per joint set
+        # (name tuple -> message, receive time), and the newest target or jog.
+        self._joint_states: Dict[Tuple[str, ...], Tuple[JointState, float]] = {}
+        self._pending_input: Optional[Callable[[], List[Notice]]] = None
         self._warn = KeyedThrottle(self._log_warning, WARNING_PERIOD)
         self._info = KeyedThrottle(self._log_info, INFO_PERIOD)
         command_type = self._settings.command_type
@@ -178,9 +182,6 @@ class IkNode(Node):
         reachability_note = arm.reachability_note()
         if reachability_note:
             self.get_logger().warning(reachability_note)
-        if self._pending_target is not None:
-            self._set_target(*self._pending_target)
-            self._pending_target = None
 
     def _collision_guard(self, urdf_text: str, arm: ControlledArm) -> Optional[CollisionGuard]:
         """
@@ -282,56 +283,73 @@ class IkNode(Node):
             self.get_logger().error(f'robot_description rejected: {error}')
 
     def _on_joint_state(self, message: JointState) -> None:
-        """Hand the message's joints to the controller's joint-state cache."""
-        if self._controller is not None:
-            self._log(self._controller.update_joint_state(message.name, message.position,
-                                                          self._now()))
+        """Keep the message as the newest of its publisher's joint set (used next cycle)."""
+        self._joint_states[tuple(message.name)] = (message, self._now())
 
     def _on_target_pose(self, message: PoseStamped) -> None:
-        """Take a full-pose target."""
-        self._set_target(message.header.frame_id, *pose_components(message.pose), 'pose')
+        """Keep a full-pose target."""
+        self._keep_input(lambda: self._set_target(
+            message.header.frame_id, *pose_components(message.pose), 'pose'))
 
     def _on_planar_goal(self, message: PoseStamped) -> None:
-        """Take a planar goal (RViz 2D Goal Pose), read per planar_goal_mode."""
-        self._set_target(message.header.frame_id, *pose_components(message.pose), 'planar')
+        """Keep a planar goal (RViz 2D Goal Pose), read per planar_goal_mode."""
+        self._keep_input(lambda: self._set_target(
+            message.header.frame_id, *pose_components(message.pose), 'planar'))
 
     def _on_target_point(self, message: PointStamped) -> None:
-        """Take a point target (orientation free or held, per point_orientation)."""
+        """Keep a point target (orientation free or held, per point_orientation)."""
         point = message.point
-        self._set_target(message.header.frame_id, (point.x, point.y, point.z), None, 'point')
+        self._keep_input(lambda: self._set_target(
+            message.header.frame_id, (point.x, point.y, point.z), None, 'point'))
 
     def _on_twist(self, message: TwistStamped) -> None:
-        """Take a jog twist in its header's frame (empty: twist_frame)."""
-        self._jog(lambda now: self._controller.set_twist(
+        """Keep a jog twist in its header's frame (empty: twist_frame)."""
+        now = self._now()
+        self._keep_input(lambda: self._controller.set_twist(
             message.header.frame_id, vector(message.twist.linear),
             vector(message.twist.angular), now))
 
     def _on_unstamped_twist(self, message: Twist) -> None:
-        """Take a jog twist in twist_frame (teleop_twist_keyboard, teleop_twist_joy)."""
-        self._jog(lambda now: self._controller.set_twist(
+        """Keep a jog twist in twist_frame (teleop_twist_keyboard, teleop_twist_joy)."""
+        now = self._now()
+        self._keep_input(lambda: self._controller.set_twist(
             '', vector(message.linear), vector(message.angular), now))
 
     def _on_joint_jog(self, message: JointState) -> None:
-        """Take joint velocities by name (JointState: name and velocity)."""
-        self._jog(lambda now: self._controller.set_joint_jog(
+        """Keep joint velocities by name (JointState: name and velocity)."""
+        now = self._now()
+        self._keep_input(lambda: self._controller.set_joint_jog(
             message.name, message.velocity, now))
 
     def _on_joint_jog_msg(self, message) -> None:
-        """Take a control_msgs/JointJog's velocities by name."""
-        self._jog(lambda now: self._controller.set_joint_jog(
+        """Keep a control_msgs/JointJog's velocities by name."""
+        now = self._now()
+        self._keep_input(lambda: self._controller.set_joint_jog(
             message.joint_names, message.velocities, now))
 
-    def _jog(self, take) -> None:
-        """Hand a jog command to the controller (ignored before the robot model)."""
-        if self._controller is not None:
-            self._log(take(self._now()))
+    def _keep_input(self, take: Callable[[], List[Notice]]) -> None:
+        """
+        Keep the newest target or jog; the next control cycle hands it to the controller.
 
-    def _set_target(self, frame_id: str, position, quaternion, kind: str) -> None:
-        """Hand a target to the controller; before the robot model, keep the newest one."""
-        if self._controller is None:
-            self._pending_target = (frame_id, position, quaternion, kind)
-            return
-        self._log(self._controller.set_target(frame_id, position, quaternion, kind))
+        Only the newest input drives the arm (each preempts the one before), so a flood of
+        them costs one closure per message and one validation per cycle.
+        """
+        self._pending_input = take
+
+    def _set_target(self, frame_id: str, position, quaternion, kind: str) -> List[Notice]:
+        """Hand a target to the controller; return what to log."""
+        return self._controller.set_target(frame_id, position, quaternion, kind)
+
+    def _take_inputs(self) -> None:
+        """Hand the newest joint states (per joint set) and the newest input to the controller."""
+        controller = self._controller
+        for message, receive_time in self._joint_states.values():
+            self._log(controller.update_joint_state(message.name, message.position,
+                                                    receive_time))
+        self._joint_states.clear()
+        if self._pending_input is not None:
+            take, self._pending_input = self._pending_input, None
+            self._log(take())
 
     # ------------------------------------------------------------ parameters
     def _validate_parameters(self, parameters: List[Parameter]) -> SetParametersResult:
@@ -375,9 +393,11 @@ class IkNode(Node):
         return (self.get_clock().now().nanoseconds - self._epoch_ns) * 1e-9
 
     def _on_control_timer(self) -> None:
-        """Run one controller cycle and publish what it returns."""
+        """Hand the controller the newest inputs, run one cycle, publish what it returns."""
         if self._controller is None:
+            self._joint_states.clear()  # nothing to hold them against yet
             return
+        self._take_inputs()
         result = self._controller.cycle(self._now())
         self._log(list(result.notices))
         if result.manipulability is not None:
@@ -389,7 +409,7 @@ class IkNode(Node):
         """Publish the command (stamped with the time it is for) in chain joint order."""
         self._command_publisher.publish(command_message(
             self._settings.command_type, self._controller.arm.chain.joint_names, command,
-            Time(nanoseconds=self._epoch_ns + int(round(command.time * 1e9))).to_msg()))
+            self._epoch_ns))
 
     def _publish_markers(self) -> None:
         """Publish the target and the manipulability ellipsoid at the measured tip."""

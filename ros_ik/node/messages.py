@@ -27,6 +27,7 @@ from geometry_msgs.msg import Point, Pose, Vector3
 import numpy as np
 from ros_ik.collision.collision_model import CollisionModel
 from ros_ik.control.controller import Command, MarkerState
+from ros_ik.control.trajectory_horizon import Horizon
 from ros_ik.kinematics.transforms import matrix_to_quaternion
 from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA
@@ -62,54 +63,65 @@ def pose_message(T: np.ndarray) -> Pose:
     return pose
 
 
-def duration(seconds: float) -> Duration:
-    """Return a builtin_interfaces Duration of ``seconds``."""
-    whole = int(seconds)
-    return Duration(sec=whole, nanosec=int(round((seconds - whole) * 1e9)))
-
-
 def joint_state_command(joint_names: Sequence[str], q: np.ndarray, velocity: np.ndarray,
                         stamp: Time) -> JointState:
     """Return a sensor_msgs JointState command (positions and velocities)."""
     message = JointState()
     message.header.stamp = stamp
     message.name = list(joint_names)
-    message.position = [float(v) for v in q]
-    message.velocity = [float(v) for v in velocity]
+    message.position = q.tolist()
+    message.velocity = velocity.tolist()
     return message
 
 
-def joint_trajectory_command(joint_names: Sequence[str], command: Command) -> JointTrajectory:
-    """
-    Return a one-point JointTrajectory reached ``command.dt`` seconds from now.
+def stamp_message(epoch_ns: int, seconds: float) -> Time:
+    """Return the builtin_interfaces Time ``seconds`` after ``epoch_ns`` (ns of the clock)."""
+    nanoseconds = epoch_ns + int(round(seconds * 1e9))
+    return Time(sec=nanoseconds // 10 ** 9, nanosec=nanoseconds % 10 ** 9)
 
-    ``dt`` is the measured time the command advanced by; the header stamp stays zero, which
-    JointTrajectoryController reads as "start now"; each new command replaces the previous
-    one. The point carries positions, velocities and accelerations.
+
+def joint_trajectory_command(joint_names: Sequence[str], horizon: Horizon,
+                             epoch_ns: int) -> JointTrajectory:
     """
-    point = JointTrajectoryPoint(positions=[float(v) for v in command.q],
-                                 velocities=[float(v) for v in command.velocity],
-                                 accelerations=[float(v) for v in command.acceleration],
-                                 time_from_start=duration(command.dt))
-    return JointTrajectory(joint_names=list(joint_names), points=[point])
+    Return the JointTrajectory of a command's horizon (positions, velocities, accelerations).
+
+    ``header.stamp`` is the time of the first point (``epoch_ns`` plus its time, the node's
+    clock) and ``time_from_start`` counts from it, so successive messages name the same
+    instants alike (see :mod:`ros_ik.control.trajectory_horizon`).
+    """
+    times = horizon.times
+    message = JointTrajectory(joint_names=list(joint_names))
+    message.header.stamp = stamp_message(epoch_ns, float(times[0]))
+    start_ns = epoch_ns + int(round(times[0] * 1e9))
+    message.points = [
+        JointTrajectoryPoint(
+            positions=positions.tolist(), velocities=velocities.tolist(),
+            accelerations=accelerations.tolist(),
+            time_from_start=Duration(sec=offset // 10 ** 9, nanosec=offset % 10 ** 9))
+        for positions, velocities, accelerations, offset in zip(
+            horizon.positions, horizon.velocities, horizon.accelerations,
+            (epoch_ns + np.round(times * 1e9).astype(np.int64) - start_ns).tolist())]
+    return message
 
 
 def position_array_command(q: np.ndarray) -> Float64MultiArray:
     """Return a Float64MultiArray of positions (forward_position_controller)."""
-    return Float64MultiArray(data=[float(v) for v in q])
+    return Float64MultiArray(data=q.tolist())
 
 
 def command_message(command_type: str, joint_names: Sequence[str], command: Command,
-                    stamp: Time):
+                    epoch_ns: int):
     """
     Return the command of ``command_type`` (see :data:`COMMAND_MESSAGES`).
 
-    ``stamp`` is the time the command is for (JointState's header).
+    ``command.time`` (s after ``epoch_ns``, the node's clock) is the time the command is
+    for (JointState's header); JointTrajectory carries ``command.horizon``.
     """
     if command_type == 'joint_state':
-        return joint_state_command(joint_names, command.q, command.velocity, stamp)
+        return joint_state_command(joint_names, command.q, command.velocity,
+                                   stamp_message(epoch_ns, command.time))
     if command_type == 'joint_trajectory':
-        return joint_trajectory_command(joint_names, command)
+        return joint_trajectory_command(joint_names, command.horizon, epoch_ns)
     return position_array_command(command.q)
 
 

@@ -16,7 +16,10 @@
 ros_ik executables as child processes, and an rclpy peer node, for the demo and tests.
 
 The children inherit the environment (``ROS_DOMAIN_ID``, ``ROS_AUTOMATIC_DISCOVERY_RANGE``)
-and are stopped with SIGINT, then SIGKILL of their process group.
+and are stopped with SIGINT, then SIGKILL of their process group. On Linux each child also
+gets SIGTERM when the process that started it dies (``PR_SET_PDEATHSIG``), so a test run
+that is killed leaves nothing running; :class:`ProcessGroup` owns children from the moment
+each starts, so a set-up that fails half-way stops the ones already started.
 """
 
 import os
@@ -74,20 +77,45 @@ def executable(name: str) -> str:
     return found
 
 
+# Run before the executable (exec keeps the setting): SIGTERM when the parent dies
+# (prctl option 1, PR_SET_PDEATHSIG). Not preexec_fn, which may deadlock in a parent with
+# threads (DDS has them). A stop before the exec exits 0, as the node does in start-up.
+TERMINATE_WITH_PARENT = ('import ctypes, os, signal, sys\n'
+                         'for number in (signal.SIGINT, signal.SIGTERM):\n'
+                         '    signal.signal(number, lambda *_: os._exit(0))\n'
+                         'try:\n'
+                         '    ctypes.CDLL(None).prctl(1, int(signal.SIGTERM))\n'
+                         'except (OSError, AttributeError):\n'
+                         '    pass\n'
+                         'os.execvp(sys.argv[1], sys.argv[1:])\n')
+
+
 class NodeProcess:
     """A ros_ik executable running in its own process group, output captured to a file."""
 
     def __init__(self, name: str, parameters: dict, log_path: str,
-                 extra_arguments: Optional[List[str]] = None) -> None:
-        """Start ``name`` with ``-p key:=value`` for each parameter."""
-        arguments = [executable(name), '--ros-args']
+                 extra_arguments: Optional[List[str]] = None,
+                 program: Optional[List[str]] = None,
+                 environment: Optional[dict] = None) -> None:
+        """
+        Start ``name`` with ``-p key:=value`` for each parameter.
+
+        ``program``: the command to run instead of the installed executable (e.g. an older
+        source tree's ``python -m ros_ik.node.ik_node`` for a benchmark baseline), with
+        ``environment`` added to this process's.
+        """
+        arguments = [sys.executable, '-c', TERMINATE_WITH_PARENT,
+                     *(program or [executable(name)]), '--ros-args']
+        if not sys.platform.startswith('linux'):
+            arguments = arguments[3:]
         for key, value in parameters.items():
             arguments += ['-p', f'{key}:={value}']
         arguments += extra_arguments or []
         self.log_path = log_path
         self._log = open(log_path, 'w', encoding='utf-8')
         self.process = subprocess.Popen(arguments, stdout=self._log, stderr=subprocess.STDOUT,
-                                        env=dict(os.environ, PYTHONUNBUFFERED='1'),
+                                        env=dict(os.environ, PYTHONUNBUFFERED='1',
+                                                 **(environment or {})),
                                         start_new_session=True)
 
     def output(self) -> str:
@@ -111,6 +139,26 @@ class NodeProcess:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=5.0)
         self._log.close()
+
+
+class ProcessGroup:
+    """Node processes owned from their start: :meth:`stop_all` stops every one started."""
+
+    def __init__(self) -> None:
+        """Own nothing yet."""
+        self.processes: List[NodeProcess] = []
+
+    def start(self, name: str, parameters: dict, log_path: str,
+              extra_arguments: Optional[List[str]] = None) -> NodeProcess:
+        """Start ``name`` (see :class:`NodeProcess`) and own it; return it."""
+        process = NodeProcess(name, parameters, log_path, extra_arguments)
+        self.processes.append(process)
+        return process
+
+    def stop_all(self) -> None:
+        """Stop every process started, newest first."""
+        while self.processes:
+            self.processes.pop().stop()
 
 
 class RosPeer:

@@ -27,6 +27,12 @@ import coal
 import numpy as np
 import pinocchio
 
+# The same floor as a scene object (YAML flow mapping) and a collision_scene_file text: a
+# 4 x 4 x 0.2 m box, top face at the base's z = 0.
+FLOOR_OBJECT = ('{name: floor, type: box, size: [4.0, 4.0, 0.2], '
+                'pose: {xyz: [0.0, 0.0, -0.1], rpy: [0.0, 0.0, 0.0]}}')
+FLOOR_SCENE = f'objects: [{FLOOR_OBJECT}]'
+
 
 class ReferenceCollisions:
     """Pinocchio + coal collision checks of one URDF/SRDF with a floor box."""

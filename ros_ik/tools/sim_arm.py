@@ -18,30 +18,39 @@ A kinematic stand-in for a position-controlled arm: commands in, joint_states ou
 Reads the same URDF as the IK node (parameter ``robot_description`` or
 ``robot_description_file``, chain ``base_link`` -> ``tip_link``) and the same limits
 (``joint_limits_file``, ``default_max_*``), accepts the three command types the IK node can
-send (``joint_commands``: JointState, ``joint_trajectory``: the last point of a
-JointTrajectory, ``commands``: Float64MultiArray in chain order) and, at ``rate`` Hz, tracks
-the command under its velocity and acceleration limits: the reference is the command
-extrapolated with its velocity to the end of the step, ``q_ref = q_cmd + v_cmd (t + dt -
-t_cmd)``, the velocity moves toward ``v_cmd + sign(e) min(|e| / dt, sqrt(2 a_max |e|))``
-(``e = q_ref - q``: close the gap no faster than the acceleration limit can stop) by at
-most ``a_max dt`` and stays within ``v_max``; positions stay within the bounds (a joint
-started past one only moves back in). It publishes ``joint_states`` (positions and
-velocities) at ``state_rate``, describing the arm ``state_delay`` s ago, while
-``publish_states`` is true: the latency, rate and outages of a real driver.
+send (``joint_commands``: JointState; ``joint_trajectory``: JointTrajectory, executed as
+joint_trajectory_controller with its default parameters does
+(:mod:`ros_ik.tools.jtc_emulation`: validation, replacement at the next update, its splines
+sampled every step, the last point held, the arm exactly at the setpoint; a rejected
+message is logged as JTC logs it and counted on the latched ``~/rejected_trajectories``);
+``commands``: Float64MultiArray in chain order) and, at ``rate`` Hz, tracks the other
+commands under its velocity and acceleration
+limits: the reference is the command extrapolated with its velocity to the end of the step,
+``q_ref = q_cmd + v_cmd (t + dt - t_cmd)``, the velocity moves toward ``v_cmd + sign(e)
+min(|e| / dt, sqrt(2 a_max |e|))`` (``e = q_ref - q``: close the gap no faster than the
+acceleration limit can stop) by at most ``a_max dt`` and stays within ``v_max``; positions
+stay within the bounds (a joint started past one only moves back in). It publishes
+``joint_states`` (positions and velocities) at ``state_rate``, describing the arm
+``state_delay`` s ago, while ``publish_states`` is true: the latency, rate and outages of a
+real driver.
 
-With ``strict`` it faults like a real controller: a command whose velocity or
-acceleration from the previous commands, over their times (JointState: the header stamp;
-JointTrajectory: the previous point's time plus ``time_from_start``; Float64MultiArray
-carries no timing: the receive time, whose jitter makes an acceleration meaningless, so
-only its velocity is checked), exceeds a limit by more than ``strict_tolerance`` logs an
-ERROR, stops the arm where it is (the reference is dropped), counts the fault on
-``~/faults`` (latched UInt32) and ignores commands for at least ``fault_hold`` s and until
-a command starts at the arm's position again (as libfranka requires the first command of a
-motion to match the robot's state). Topic names are relative: remap them to the controller
-topics the IK node publishes.
+Trajectories can be delivered late (each after a uniform random ``delivery_jitter`` s) and
+lost (every ``lost_every``-th), as over a loaded network.
+
+With ``strict`` it faults like a real controller: a command whose velocity or acceleration
+from the previous commands, over their times (JointState: the header stamp;
+JointTrajectory: the setpoint the emulated controller samples, its own velocity and
+acceleration; Float64MultiArray carries no timing: the receive time, whose jitter makes an
+acceleration meaningless, so only its velocity is checked), exceeds a limit by more than
+``strict_tolerance`` logs an ERROR, stops the arm where it is (the reference is dropped),
+counts the fault on ``~/faults`` (latched UInt32) and ignores commands for at least
+``fault_hold`` s and until a command starts at the arm's position again (as libfranka
+requires the first command of a motion to match the robot's state). Topic names are
+relative: remap them to the controller topics the IK node publishes.
 """
 
 from collections import deque
+import heapq
 import sys
 from typing import Deque, List, Optional, Sequence, Tuple
 
@@ -56,6 +65,7 @@ from ros_ik.node.chain_parameters import declare_and_load_chain, declare_and_loa
 from ros_ik.node.messages import COMMAND_MESSAGES
 from ros_ik.node.run import run_node
 from ros_ik.node.throttled_log import KeyedThrottle
+from ros_ik.tools.jtc_emulation import JointTrajectoryControllerEmulation
 from ros_ik.trajectory.stream_check import divided_differences
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, UInt32
@@ -105,6 +115,13 @@ class SimArm(Node):
         self.declare_parameter('fault_hold', 1.0, ParameterDescriptor(
             description='strict mode: seconds commands are ignored after a fault [s]',
             floating_point_range=[FloatingPointRange(from_value=0.0, to_value=60.0)]))
+        self.declare_parameter('delivery_jitter', 0.0, ParameterDescriptor(
+            description='each JointTrajectory reaches the controller a uniform random '
+                        'delay in [0, this] after it arrives [s]', read_only=True,
+            floating_point_range=[FloatingPointRange(from_value=0.0, to_value=1.0)]))
+        self.declare_parameter('lost_every', 0, ParameterDescriptor(
+            description='every lost_every-th JointTrajectory is lost (0: none)',
+            read_only=True))
         self._warn = KeyedThrottle(self.get_logger().warning, 2.0)
         initial = np.array(self.get_parameter('initial_positions').value, dtype=float)
         if initial.size == 1:
@@ -130,6 +147,15 @@ class SimArm(Node):
         self._publisher = self.create_publisher(JointState, 'joint_states', STATE_QOS)
         self._fault_publisher = self.create_publisher(UInt32, '~/faults', FAULT_QOS)
         self._fault_publisher.publish(UInt32(data=0))
+        self._rejected_publisher = self.create_publisher(UInt32, '~/rejected_trajectories',
+                                                         FAULT_QOS)
+        self._rejected_publisher.publish(UInt32(data=0))
+        self._trajectory_controller = JointTrajectoryControllerEmulation(
+            self.chain.joint_names, self.q, self._epoch_ns)
+        self._trajectories_active = False
+        self._in_flight: List[Tuple[float, int, JointTrajectory]] = []  # (due, order, msg)
+        self._trajectories_received = 0
+        self._random = np.random.default_rng(0)
         for command_type, callback in (('joint_state', self._on_joint_state),
                                        ('joint_trajectory', self._on_trajectory),
                                        ('float64_multi_array', self._on_array)):
@@ -220,23 +246,56 @@ class SimArm(Node):
                               list(message.velocity), stamp, timed=timed)
 
     def _on_trajectory(self, message: JointTrajectory) -> None:
-        """
-        Accept the last point of a JointTrajectory.
-
-        A stream of one-point trajectories is timed by their ``time_from_start``: each
-        point is for the previous point's time plus its own ``time_from_start`` (the period
-        the sender stepped by), anchored at the receive time after a pause.
-        """
-        if not message.points:
+        """Queue a JointTrajectory for the emulated controller (late or lost as configured)."""
+        self._trajectories_received += 1
+        lost_every = self.get_parameter('lost_every').value
+        if lost_every > 0 and self._trajectories_received % lost_every == 0:
             return
-        point = message.points[-1]
+        due = self._now() + self.get_parameter('delivery_jitter').value * self._random.uniform()
+        heapq.heappush(self._in_flight, (due, self._trajectories_received, message))
+
+    def _run_trajectory_controller(self) -> bool:
+        """
+        Deliver the trajectories due, run one controller update; the arm takes its setpoint.
+
+        Return whether the setpoint drove the arm (a trajectory is active, no fault).
+        """
         now = self._now()
-        step = point.time_from_start.sec + point.time_from_start.nanosec * 1e-9
-        stamp = self._command_time + step
-        if not self._recent or abs(stamp - now) > MAX_EXTRAPOLATION:
-            stamp = now
-        self._command_by_name(list(message.joint_names), list(point.positions),
-                              list(point.velocities), stamp)
+        controller = self._trajectory_controller
+        while self._in_flight and self._in_flight[0][0] <= now:
+            due, _, message = heapq.heappop(self._in_flight)
+            reason = controller.receive(message, due)
+            if reason:
+                self.get_logger().error(f'rejected trajectory: {reason}')
+                self._rejected_publisher.publish(UInt32(data=len(controller.rejections)))
+            else:
+                self._trajectories_active = True
+        if not self._trajectories_active:
+            return False
+        setpoint = controller.update(now)
+        if now < self._faulted_until:
+            return False
+        if self._faulted:
+            if np.abs(setpoint.position - self.q).max() > RESTART_TOLERANCE:
+                return False
+            self._faulted = False
+            self.get_logger().info("the setpoint is at the arm's position: moving again")
+        if self.get_parameter('strict').value:
+            tolerance = 1.0 + self.get_parameter('strict_tolerance').value
+            for values, limit, kind in ((setpoint.velocity, self.limits.velocity, 'velocity'),
+                                        (setpoint.acceleration, self.limits.acceleration,
+                                         'acceleration')):
+                joint = int(np.argmax(np.abs(values) / limit))
+                if abs(values[joint]) > limit[joint] * tolerance:
+                    self._fault(f'the trajectory setpoint needs {kind} {abs(values[joint]):.4g} '
+                                f'on {self.chain.joint_names[joint]} (limit {limit[joint]:.4g})')
+                    return False
+        self.q = np.clip(setpoint.position, np.minimum(self.chain.lower, self.q),
+                         np.maximum(self.chain.upper, self.q))
+        self.velocity = setpoint.velocity.copy()
+        self._command, self._command_velocity, self._command_time = (
+            self.q.copy(), self.velocity.copy(), now)
+        return True
 
     def _on_array(self, message: Float64MultiArray) -> None:
         """Accept positions in chain order (received now)."""
@@ -249,6 +308,9 @@ class SimArm(Node):
 
     def _step(self) -> None:
         """Track the extrapolated command within velocity, acceleration, position limits."""
+        if self._run_trajectory_controller():
+            self._publish_state()
+            return
         dt, limits = self._dt, self.limits
         ahead = min(max(self._now() + dt - self._command_time, 0.0), MAX_EXTRAPOLATION)
         lower = np.minimum(self.chain.lower, self.q)  # a joint past a bound stays put

@@ -79,11 +79,27 @@ class MotionState:
 
 
 @dataclass(frozen=True)
+class MotionPlan:
+    """What a step followed: its start state, target and velocity limits (n,), sync flag."""
+
+    start: MotionState
+    target: np.ndarray
+    velocity_limits: np.ndarray
+    synchronize: bool
+
+
+@dataclass(frozen=True)
 class MotionStep:
-    """One cycle's output: the new state and how long the plan still takes (s)."""
+    """
+    One cycle's output: the new state and how long the plan still takes (s).
+
+    ``plan``: the motion the step followed (None for a state set directly), so that
+    states between the start and ``state`` can be sampled (:meth:`OnlineGenerator.between`).
+    """
 
     state: MotionState
     remaining: float
+    plan: Optional[MotionPlan] = None
 
 
 @numba.njit(cache=True, nogil=True)
@@ -125,6 +141,16 @@ def sample_plan_into(p: np.ndarray, v: np.ndarray, a: np.ndarray, target: np.nda
     for j in range(p.shape[0]):
         out_p[j], out_v[j], out_a[j] = sample_profile(p[j], v[j], a[j], target[j], jerks[j],
                                                       durations[j], t)
+
+
+@numba.njit(cache=True, nogil=True)
+def sample_plan_at_into(p: np.ndarray, v: np.ndarray, a: np.ndarray, target: np.ndarray,
+                        jerks: np.ndarray, durations: np.ndarray, times: np.ndarray,
+                        out_p: np.ndarray, out_v: np.ndarray, out_a: np.ndarray) -> None:
+    """Write the states at ``times`` (k,) s into the plan into rows of ``out_*`` (k, n)."""
+    for k in range(times.shape[0]):
+        sample_plan_into(p, v, a, target, jerks, durations, times[k], out_p[k], out_v[k],
+                         out_a[k])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -206,6 +232,24 @@ def stopping_positions_into(p: np.ndarray, v: np.ndarray, a: np.ndarray,
                                         durations, 0)[1]
 
 
+@numba.njit(cache=True, nogil=True)
+def stop_plan_into(p: np.ndarray, v: np.ndarray, a: np.ndarray, lower: np.ndarray,
+                   upper: np.ndarray, v_max: np.ndarray, a_max: np.ndarray,
+                   j_max: np.ndarray, target: np.ndarray, jerks: np.ndarray,
+                   durations: np.ndarray) -> float:
+    """
+    Write the hardest stop's plan (the motion :meth:`OnlineGenerator.brake_step` follows).
+
+    ``target`` (n,) receives the stopping positions clipped into ``[lower, upper]``,
+    ``jerks``, ``durations`` (n, 7) the synchronised plan to rest there; return its duration.
+    """
+    stopping_positions_into(p, v, a, a_max, j_max, target)
+    for j in range(p.shape[0]):
+        target[j] = min(max(target[j], lower[j]), upper[j])
+    return synchronized_plan_into(p, v, a, target, v_max, a_max, j_max, True, jerks,
+                                  durations)
+
+
 class OnlineGenerator:
     """Jerk-limited, time-synchronised motion for one chain's joints."""
 
@@ -239,12 +283,29 @@ class OnlineGenerator:
         limits = self.limits
         n = limits.n_joints
         out_p, out_v, out_a = np.empty(n), np.empty(n), np.empty(n)
+        plan = MotionPlan(state, self.inside_bounds(np.asarray(target, dtype=float)),
+                          self._velocity_limits(speed_fraction, velocity_caps),
+                          velocity_caps is None)
         remaining = synchronized_step_into(
-            state.position, state.velocity, state.acceleration,
-            self.inside_bounds(np.asarray(target, dtype=float)),
-            self._velocity_limits(speed_fraction, velocity_caps), limits.acceleration,
-            limits.jerk, max(float(dt), 0.0), velocity_caps is None, out_p, out_v, out_a)
-        return MotionStep(MotionState(out_p, out_v, out_a), max(remaining, 0.0))
+            state.position, state.velocity, state.acceleration, plan.target,
+            plan.velocity_limits, limits.acceleration, limits.jerk, max(float(dt), 0.0),
+            plan.synchronize, out_p, out_v, out_a)
+        return MotionStep(MotionState(out_p, out_v, out_a), max(remaining, 0.0), plan)
+
+    def between(self, plan: MotionPlan, times: np.ndarray
+                ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return positions, velocities, accelerations (k, n) at ``times`` (k,) s into ``plan``."""
+        limits = self.limits
+        n = limits.n_joints
+        start = plan.start
+        jerks, durations = np.zeros((n, SEGMENTS)), np.zeros((n, SEGMENTS))
+        synchronized_plan_into(start.position, start.velocity, start.acceleration, plan.target,
+                               plan.velocity_limits, limits.acceleration, limits.jerk,
+                               plan.synchronize, jerks, durations)
+        out = tuple(np.empty((len(times), n)) for _ in range(3))
+        sample_plan_at_into(start.position, start.velocity, start.acceleration, plan.target,
+                            jerks, durations, np.asarray(times, dtype=float), *out)
+        return out
 
     def _velocity_limits(self, speed_fraction: float,
                          velocity_caps: Optional[np.ndarray]) -> np.ndarray:
@@ -283,6 +344,34 @@ class OnlineGenerator:
     def duration(self, state: MotionState, target: np.ndarray) -> float:
         """Return how long (s) the synchronised motion from ``state`` to ``target`` takes."""
         return self.step(state, target, 0.0).remaining
+
+    def stop_samples(self, state: MotionState, spacing: float
+                     ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """
+        Return the hardest stop from ``state`` sampled about every ``spacing`` s.
+
+        ``(times (k,), positions, velocities, accelerations (k, n))``, times in s after
+        ``state``; the last row is the end of the stop, exactly at rest. Empty (k = 0) when
+        ``state`` is at rest. The motion is the one :meth:`brake_step` follows.
+        """
+        limits = self.limits
+        n = limits.n_joints
+        target, jerks, durations = np.empty(n), np.empty((n, SEGMENTS)), np.empty((n, SEGMENTS))
+        duration = stop_plan_into(state.position, state.velocity, state.acceleration,
+                                  limits.lower, limits.upper, limits.velocity,
+                                  limits.acceleration, limits.jerk, target, jerks, durations)
+        # every ``spacing`` s, the end included; none closer than half a spacing to the end
+        # (two points a few nanoseconds apart would share a stamp)
+        times = spacing * np.arange(1, int(duration / spacing) + 1)
+        times = (np.append(times[times < duration - 0.5 * spacing], duration)
+                 if duration > 0.0 else times[:0])
+        count = len(times)
+        positions, velocities, accelerations = (np.empty((count, n)) for _ in range(3))
+        sample_plan_at_into(state.position, state.velocity, state.acceleration, target, jerks,
+                            durations, times, positions, velocities, accelerations)
+        if count:
+            positions[-1], velocities[-1], accelerations[-1] = target, 0.0, 0.0
+        return times, positions, velocities, accelerations
 
     def brake_step(self, state: MotionState, dt: float) -> MotionStep:
         """Return the state ``dt`` s along the hardest stop (the stop points kept in bounds)."""

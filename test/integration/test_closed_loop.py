@@ -39,7 +39,7 @@ from ros_ik.kinematics.ik_solver import IkSolver
 from ros_ik.kinematics.transforms import pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_file
 from ros_ik.node.messages import pose_message
-from ros_ik.tools.node_processes import NodeProcess, RosPeer
+from ros_ik.tools.node_processes import ProcessGroup, RosPeer
 from ros_ik.trajectory.stream_check import divided_differences, stream_peaks
 from sensor_msgs.msg import JointState
 from std_msgs.msg import UInt32
@@ -62,7 +62,8 @@ WHEEL_URDF = (
 class Loop:
     """The strict sim_arm and ik_node for one arm, and what the test side sees of them."""
 
-    def __init__(self, peer: RosPeer, folder, urdf_path: str, base_link: str, tip_link: str,
+    def __init__(self, peer: RosPeer, processes: ProcessGroup, folder, urdf_path: str,
+                 base_link: str, tip_link: str,
                  initial: np.ndarray, limits_file: str = '', task_axes: str = '',
                  sim: dict = None, ik: dict = None) -> None:
         """Start both processes; subscribe to commands, joint_states, faults, diagnostics."""
@@ -81,10 +82,10 @@ class Loop:
             ik_parameters['task_axes'] = f'"{task_axes}"'
         start = '[' + ', '.join(repr(float(v)) for v in initial) + ']'
         self.processes = [
-            NodeProcess('sim_arm', {**model, 'initial_positions': start, 'strict': True,
-                                    **(sim or {})}, str(folder / 'sim.log'),
-                        ['-r', 'joint_commands:=/ros_ik/joint_commands']),
-            NodeProcess('ik_node', ik_parameters, str(folder / 'ik.log'))]
+            processes.start('sim_arm', {**model, 'initial_positions': start, 'strict': True,
+                                        **(sim or {})}, str(folder / 'sim.log'),
+                            ['-r', 'joint_commands:=/ros_ik/joint_commands']),
+            processes.start('ik_node', ik_parameters, str(folder / 'ik.log'))]
         self.epoch = int(peer.node.get_clock().now().nanoseconds * 1e-9)
         self.stamps: List[float] = []
         self.commands: List[np.ndarray] = []
@@ -174,11 +175,12 @@ class Loop:
             process.stop()
 
 
-def bundled_loop(peer, folder, arm_name: str, initial=None, **options) -> Loop:
+def bundled_loop(peer, processes, folder, arm_name: str, initial=None, **options) -> Loop:
     """Return a Loop of a bundled arm with its published limits."""
     arm = BUNDLED_ARMS[arm_name]
     start = np.array(arm.home) if initial is None else initial
-    return Loop(peer, folder, bundled_urdf_path(arm_name), arm.base_link, arm.tip_link, start,
+    return Loop(peer, processes, folder, bundled_urdf_path(arm_name), arm.base_link,
+                arm.tip_link, start,
                 bundled_joint_limits_path(arm_name), **options)
 
 
@@ -188,9 +190,10 @@ PANDA_GOAL_OFFSET = np.array([0.5, 0.3, -0.4, 0.4, 0.5, -0.3, 0.6])
 @pytest.mark.parametrize('driver', [{'state_delay': 0.1}, {'state_rate': 10.0}],
                          ids=['100ms_late', '10Hz'])
 @pytest.mark.parametrize('mode', ['solve', 'servo'])
-def test_late_or_slow_joint_states_still_reach_smoothly(peer, tmp_path, driver, mode):
+def test_late_or_slow_joint_states_still_reach_smoothly(peer, processes, tmp_path, driver,
+                                                        mode):
     """Check a Panda driver 100 ms late or at 10 Hz: reached, no lag braking, no fault."""
-    loop = bundled_loop(peer, tmp_path, 'panda', sim=driver, ik={'mode': mode})
+    loop = bundled_loop(peer, processes, tmp_path, 'panda', sim=driver, ik={'mode': mode})
     try:
         home = np.array(BUNDLED_ARMS['panda'].home)
         T_base_target = loop.kinematics.tip_pose(home + PANDA_GOAL_OFFSET)
@@ -203,9 +206,9 @@ def test_late_or_slow_joint_states_still_reach_smoothly(peer, tmp_path, driver, 
         loop.close()
 
 
-def test_joint_states_stopping_then_resuming(peer, tmp_path):
+def test_joint_states_stopping_then_resuming(peer, processes, tmp_path):
     """Check an outage mid-motion: brake to rest and hold (ERROR), then resume, no fault."""
-    loop = bundled_loop(peer, tmp_path, 'ur5', ik={'joint_state_timeout': 0.2})
+    loop = bundled_loop(peer, processes, tmp_path, 'ur5', ik={'joint_state_timeout': 0.2})
     try:
         home = np.array(BUNDLED_ARMS['ur5'].home)
         goal = home + np.array([1.2, 0.4, -0.5, 0.6, 0.8, -1.0])
@@ -229,9 +232,9 @@ def test_joint_states_stopping_then_resuming(peer, tmp_path):
 
 
 @pytest.mark.parametrize('mode', ['solve', 'servo'])
-def test_non_finite_and_huge_targets_are_refused_mid_motion(peer, tmp_path, mode):
+def test_non_finite_and_huge_targets_are_refused_mid_motion(peer, processes, tmp_path, mode):
     """Check NaN, inf and 1e308 targets while moving: warned, ignored, no fault."""
-    loop = bundled_loop(peer, tmp_path, 'ur5', ik={'mode': mode})
+    loop = bundled_loop(peer, processes, tmp_path, 'ur5', ik={'mode': mode})
     try:
         home = np.array(BUNDLED_ARMS['ur5'].home)
         T_base_target = loop.kinematics.tip_pose(home + np.array([0.6, 0.3, -0.4, 0.3,
@@ -256,7 +259,7 @@ def test_non_finite_and_huge_targets_are_refused_mid_motion(peer, tmp_path, mode
         loop.close()
 
 
-def test_a_joint_reported_past_its_limit_is_brought_inside(peer, tmp_path):
+def test_a_joint_reported_past_its_limit_is_brought_inside(peer, processes, tmp_path):
     """
     Check a UR5 elbow encoder 3 mrad past its limit: no jump, moved inside, no fault.
 
@@ -266,7 +269,7 @@ def test_a_joint_reported_past_its_limit_is_brought_inside(peer, tmp_path):
     chain_upper = load_bundled_chain('ur5').upper[2]  # the elbow's limit, pi
     start = np.array(BUNDLED_ARMS['ur5'].home)
     start[2] = chain_upper + 0.003
-    loop = bundled_loop(peer, tmp_path, 'ur5', initial=start,
+    loop = bundled_loop(peer, processes, tmp_path, 'ur5', initial=start,
                         ik={'collision_checking': 'disabled'})
     try:
         goal = np.array(BUNDLED_ARMS['ur5'].home) + np.array([0.3, 0.2, 0.0, 0.2, 0.3, 0.1])
@@ -281,11 +284,11 @@ def test_a_joint_reported_past_its_limit_is_brought_inside(peer, tmp_path):
 
 
 @pytest.mark.parametrize('mode', ['solve', 'servo'])
-def test_a_continuous_joint_goes_the_short_way_across_pi(peer, tmp_path, mode):
+def test_a_continuous_joint_goes_the_short_way_across_pi(peer, processes, tmp_path, mode):
     """Check a wheel at 3.0 rad sent to -3.0 rad: +0.28 rad through pi, not -6 rad back."""
     urdf = tmp_path / 'wheel.urdf'
     urdf.write_text(WHEEL_URDF)
-    loop = Loop(peer, tmp_path, str(urdf), 'base', 'tip', np.array([3.0, 0.2]),
+    loop = Loop(peer, processes, tmp_path, str(urdf), 'base', 'tip', np.array([3.0, 0.2]),
                 task_axes='x y', ik={'mode': mode})
     try:
         T_base_target = loop.kinematics.tip_pose(np.array([-3.0, 0.3]))
@@ -298,9 +301,10 @@ def test_a_continuous_joint_goes_the_short_way_across_pi(peer, tmp_path, mode):
         loop.close()
 
 
-def test_a_twist_stream_drives_the_tool_straight_then_stops_at_rest(peer, tmp_path):
+def test_a_twist_stream_drives_the_tool_straight_then_stops_at_rest(
+        peer, processes, tmp_path):
     """Check ~/delta_twist_cmds at 50 Hz: a straight line, then rest within braking distance."""
-    loop = bundled_loop(peer, tmp_path, 'ur5', ik={'jog_timeout': 0.1})
+    loop = bundled_loop(peer, processes, tmp_path, 'ur5', ik={'jog_timeout': 0.1})
     try:
         home = np.array(BUNDLED_ARMS['ur5'].home)
         twists = peer.node.create_publisher(TwistStamped, '/ros_ik/delta_twist_cmds', 1)
@@ -335,7 +339,7 @@ def test_a_twist_stream_drives_the_tool_straight_then_stops_at_rest(peer, tmp_pa
         loop.close()
 
 
-def test_jogging_through_a_wrist_singularity_over_dds(peer, tmp_path):
+def test_jogging_through_a_wrist_singularity_over_dds(peer, processes, tmp_path):
     """Check a twist stream through the UR5's wrist singularity: no halt, no fault, limits."""
     kinematics = ChainKinematics(load_bundled_chain('ur5'))
     q_singular = np.array([0.2, -1.3, 1.6, -1.9, 0.0, 0.3])  # q5 = 0
@@ -345,7 +349,7 @@ def test_jogging_through_a_wrist_singularity_over_dds(peer, tmp_path):
     T_start[:3, 3] -= 0.1 * direction
     start = IkSolver(kinematics).solve(T_start, q_singular + 0.05)
     assert start.success
-    loop = bundled_loop(peer, tmp_path, 'ur5', initial=start.q)
+    loop = bundled_loop(peer, processes, tmp_path, 'ur5', initial=start.q)
     try:
         twists = peer.node.create_publisher(TwistStamped, '/ros_ik/delta_twist_cmds', 1)
         assert peer.spin_until(lambda: twists.get_subscription_count() > 0, 10.0)
@@ -364,8 +368,8 @@ def test_jogging_through_a_wrist_singularity_over_dds(peer, tmp_path):
         loop.close()
 
 
-def test_a_five_joint_arm_reaches_points_ok_and_takes_full_poses_to_the_closest(peer,
-                                                                                tmp_path):
+def test_a_five_joint_arm_reaches_points_ok_and_takes_full_poses_to_the_closest(
+        peer, processes, tmp_path):
     """
     Check the SO-101-class arm over DDS in its recommended axes, then on a full pose.
 
@@ -376,7 +380,7 @@ def test_a_five_joint_arm_reaches_points_ok_and_takes_full_poses_to_the_closest(
     """
     arm = BUNDLED_ARMS['so101']
     home = np.array(arm.home)
-    loop = bundled_loop(peer, tmp_path, 'so101', task_axes='x y z')
+    loop = bundled_loop(peer, processes, tmp_path, 'so101', task_axes='x y z')
     try:
         rng = np.random.default_rng(8)
         chain = loop.chain
@@ -391,7 +395,7 @@ def test_a_five_joint_arm_reaches_points_ok_and_takes_full_poses_to_the_closest(
         assert 'task_axes' not in loop.processes[1].output()
     finally:
         loop.close()
-    loop = bundled_loop(peer, tmp_path, 'so101', task_axes='x y z rx ry rz')
+    loop = bundled_loop(peer, processes, tmp_path, 'so101', task_axes='x y z rx ry rz')
     try:
         T_base_target = loop.kinematics.tip_pose(home + np.array([0.3, 0.2, -0.3, 0.2, 0.4]))
         T_base_target[:3, :3] = T_base_target[:3, :3] @ rpy_to_matrix(0.0, 0.0, 0.3)

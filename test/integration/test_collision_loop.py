@@ -35,7 +35,8 @@ from ros_ik.kinematics.transforms import pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_file
 from ros_ik.node.messages import pose_message
 from ros_ik.tools.example_arms import example_arm, mesh_search_folder
-from ros_ik.tools.node_processes import NodeProcess, RosPeer
+from ros_ik.tools.node_processes import NodeProcess, ProcessGroup, RosPeer
+from ros_ik.tools.reference_collisions import FLOOR_OBJECT
 from ros_ik.tools.reference_collisions import ReferenceCollisions
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String, UInt32
@@ -45,7 +46,6 @@ pytestmark = pytest.mark.skipif(mesh_search_folder() is None,
 RELIABLE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
-FLOOR_OBJECT = '{name: floor, type: box, size: [4.0, 4.0, 0.2], pose: {xyz: [0.0, 0.0, -0.1]}}'
 
 
 def scene_yaml(*objects: str) -> str:
@@ -61,9 +61,9 @@ FREE_GOAL = np.array([0.4, -1.3, 1.3, -1.6, -1.57, 0.3])
 class CollisionLoop:
     """sim_arm (strict) and ik_node on the example UR5 with a floor; what the test sees."""
 
-    def __init__(self, peer: RosPeer, folder, scene_text: str = FLOOR,
-                 ik: dict = None) -> None:
-        """Start both processes (stopped by close(), even when this set-up fails)."""
+    def __init__(self, peer: RosPeer, processes: ProcessGroup, folder,
+                 scene_text: str = FLOOR, ik: dict = None) -> None:
+        """Start both processes (owned by ``processes`` from their start)."""
         self.arm = example_arm('ur5')
         self.chain = load_urdf_file(self.arm.urdf_path, self.arm.base_link, self.arm.tip_link)
         self.kinematics = ChainKinematics(self.chain)
@@ -76,32 +76,28 @@ class CollisionLoop:
         self.processes = []
         self.commands, self.status, self.faults = [], None, []
         self.peer = peer
-        try:
-            self.processes.append(NodeProcess(
-                'sim_arm', {**model, 'initial_positions': start, 'strict': True},
-                str(folder / 'sim.log'), ['-r', 'joint_commands:=/ros_ik/joint_commands']))
-            self.processes.append(NodeProcess('ik_node', {
-                **model, 'robot_description_semantic_file': self.arm.srdf_path,
-                'mesh_search_path': mesh_search_folder(),
-                'collision_scene_file': str(scene_file), 'diagnostics_period': 0.1,
-                'solve_time_budget': 0.02, **(ik or {})}, str(folder / 'ik.log')))
-            node = peer.node
-            node.create_subscription(JointState, '/ros_ik/joint_commands',
-                                     lambda m: self.commands.append(np.array(m.position)),
-                                     RELIABLE)
-            node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
-                                     RELIABLE)
-            node.create_subscription(UInt32, '/sim_arm/faults',
-                                     lambda m: self.faults.append(m.data), LATCHED)
-            self.targets = node.create_publisher(PoseStamped, '/ros_ik/target_pose', LATCHED)
-            self.scenes = node.create_publisher(String, '/ros_ik/collision_scene', LATCHED)
-            self.twists = node.create_publisher(TwistStamped, '/ros_ik/delta_twist_cmds', 10)
-            assert peer.spin_until(lambda: self.status is not None and self.faults
-                                   and self.targets.get_subscription_count() > 0, 60.0), \
-                self.processes[-1].output()[-3000:]
-        except BaseException:
-            self.close()
-            raise
+        self.processes.append(processes.start(
+            'sim_arm', {**model, 'initial_positions': start, 'strict': True},
+            str(folder / 'sim.log'), ['-r', 'joint_commands:=/ros_ik/joint_commands']))
+        self.processes.append(processes.start('ik_node', {
+            **model, 'robot_description_semantic_file': self.arm.srdf_path,
+            'mesh_search_path': mesh_search_folder(),
+            'collision_scene_file': str(scene_file), 'diagnostics_period': 0.1,
+            'solve_time_budget': 0.02, **(ik or {})}, str(folder / 'ik.log')))
+        node = peer.node
+        node.create_subscription(JointState, '/ros_ik/joint_commands',
+                                 lambda m: self.commands.append(np.array(m.position)),
+                                 RELIABLE)
+        node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
+                                 RELIABLE)
+        node.create_subscription(UInt32, '/sim_arm/faults',
+                                 lambda m: self.faults.append(m.data), LATCHED)
+        self.targets = node.create_publisher(PoseStamped, '/ros_ik/target_pose', LATCHED)
+        self.scenes = node.create_publisher(String, '/ros_ik/collision_scene', LATCHED)
+        self.twists = node.create_publisher(TwistStamped, '/ros_ik/delta_twist_cmds', 10)
+        assert peer.spin_until(lambda: self.status is not None and self.faults
+                               and self.targets.get_subscription_count() > 0, 60.0), \
+            self.processes[-1].output()[-3000:]
 
     def _on_diagnostics(self, message: DiagnosticArray) -> None:
         for status in message.status:
@@ -140,9 +136,9 @@ def below_floor_target(kinematics: ChainKinematics) -> np.ndarray:
 
 
 def test_targets_below_the_floor_are_refused_and_free_ones_reached_without_contact(
-        peer, tmp_path):
+        peer, processes, tmp_path):
     """Check the refusal names the pair, a free target is reached, no command collides."""
-    loop = CollisionLoop(peer, tmp_path)
+    loop = CollisionLoop(peer, processes, tmp_path)
     try:
         loop.send(below_floor_target(loop.kinematics))
         assert peer.spin_until(lambda: loop.status.message.startswith('target refused'), 60.0), \
@@ -163,9 +159,9 @@ def test_targets_below_the_floor_are_refused_and_free_ones_reached_without_conta
         loop.close()
 
 
-def test_a_scene_object_added_at_run_time_blocks_the_next_target(peer, tmp_path):
+def test_a_scene_object_added_at_run_time_blocks_the_next_target(peer, processes, tmp_path):
     """Check a box published on ~/collision_scene around the goal refuses it, by name."""
-    loop = CollisionLoop(peer, tmp_path)
+    loop = CollisionLoop(peer, processes, tmp_path)
     try:
         T_goal = loop.kinematics.tip_pose(FREE_GOAL)
         x, y, z = T_goal[:3, 3]
@@ -199,7 +195,7 @@ def test_a_bad_scene_file_stops_the_node_naming_the_field(ros_domain_id, tmp_pat
         process.stop()
 
 
-def test_a_jog_into_a_box_stops_at_the_stop_distance(peer, tmp_path):
+def test_a_jog_into_a_box_stops_at_the_stop_distance(peer, processes, tmp_path):
     """Check a tool jogged down onto a box stops near collision_stop_distance, never in it."""
     stop_distance = 0.03
     tool = ChainKinematics(load_urdf_file(example_arm('ur5').urdf_path, 'base_link',
@@ -207,7 +203,8 @@ def test_a_jog_into_a_box_stops_at_the_stop_distance(peer, tmp_path):
     x, y, top = tool[0], tool[1], tool[2] - 0.15
     scene = scene_yaml(FLOOR_OBJECT, f'{{name: box, type: box, size: [0.4, 0.4, 0.1], '
                                      f'pose: {{xyz: [{x}, {y}, {top - 0.05}]}}}}')
-    loop = CollisionLoop(peer, tmp_path, scene, {'collision_stop_distance': stop_distance})
+    loop = CollisionLoop(peer, processes, tmp_path, scene,
+                         {'collision_stop_distance': stop_distance})
     try:
         twist = TwistStamped()
         twist.header.frame_id = 'base_link'

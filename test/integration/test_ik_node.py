@@ -36,6 +36,7 @@ from ros_ik.kinematics.bundled_arms import (bundled_joint_limits_path, bundled_u
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import pose_error
 from ros_ik.node.messages import pose_message
+from ros_ik.tools.jtc_emulation import JointTrajectoryControllerEmulation
 from ros_ik.tools.node_processes import NodeProcess, RosPeer
 from ros_ik.trajectory.stream_check import stream_peaks
 from sensor_msgs.msg import JointState
@@ -86,6 +87,10 @@ class EchoArm:
         self.misnamed_commands: List[List[str]] = []
         self.publishing = True
         self.extra_joints = {}
+        self.trajectory_controller = JointTrajectoryControllerEmulation(
+            joint_names, self.q, STAMP_EPOCH * 10 ** 9)
+        self.trajectories = 0  # accepted by the emulated joint_trajectory_controller
+        self.rejections: List[str] = []
         node = peer.node
         self._publisher = node.create_publisher(JointState, 'joint_states', 10)
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
@@ -103,6 +108,9 @@ class EchoArm:
 
     def publish(self) -> None:
         """Publish the arm's joint state (plus any extra joints configured)."""
+        if self.trajectories:  # joint_trajectory_controller update: take its setpoint
+            now = self._clock()
+            self._apply(self.trajectory_controller.update(now).position, time=now)
         if not self.publishing:
             return
         message = JointState()
@@ -128,10 +136,19 @@ class EchoArm:
                     (stamp.sec - STAMP_EPOCH) + stamp.nanosec * 1e-9)
 
     def _on_trajectory_command(self, message: JointTrajectory) -> None:
-        step = message.points[0].time_from_start
-        time = (self.times[-1] if self.times else 0.0) + step.sec + step.nanosec * 1e-9
-        self._apply(message.points[0].positions, message.points[0].velocities,
-                    message.joint_names, time)
+        """Hand the trajectory to the emulated joint_trajectory_controller."""
+        if list(message.joint_names) != self.joint_names:
+            self.misnamed_commands.append(list(message.joint_names))
+            return
+        reason = self.trajectory_controller.receive(message, self._clock())
+        if reason is None:
+            self.trajectories += 1
+        else:
+            self.rejections.append(reason)
+
+    def _clock(self) -> float:
+        """Return the peer's clock in seconds after STAMP_EPOCH."""
+        return self.peer.node.get_clock().now().nanoseconds * 1e-9 - STAMP_EPOCH
 
     def _on_array_command(self, message: Float64MultiArray) -> None:
         self._apply(message.data)
@@ -161,12 +178,14 @@ def publish_until_matched(peer: RosPeer, publisher, message, timeout: float = 10
 
 
 def assert_within_velocity_limits(arm: EchoArm, chain, scale: float, q_start,
-                                  arm_name: str = 'ur5') -> None:
+                                  arm_name: str = 'ur5',
+                                  tolerance=(1.0 + 1e-6, 1.0 + 1e-6, 1.0 + 1e-6)) -> None:
     """
     Check the command stream against the bundled arm's limits (velocity x ``scale``).
 
     Velocity, acceleration and jerk from the divided differences over the command times
-    (JointState stamps, JointTrajectory time_from_start); positions inside the bounds.
+    (JointState stamps; JointTrajectory: the emulated controller's setpoint at its update
+    times), at most ``tolerance`` (3,) times the limits; positions inside the bounds.
     """
     assert arm.misnamed_commands == []
     limits = resolve_motion_limits(chain, bundled_joint_limits_path(arm_name),
@@ -182,7 +201,7 @@ def assert_within_velocity_limits(arm: EchoArm, chain, scale: float, q_start,
         positions = [q_start, q_start] + arm.commands
         peaks = stream_peaks(np.array(times), np.array(positions), limits.lower, limits.upper)
         ratios = peaks.ratios(velocity, limits.acceleration, limits.jerk)
-        assert np.all(ratios <= 1.0 + 1e-6), ratios
+        assert np.all(ratios <= np.array(tolerance)), ratios
 
 
 def tip_error(kinematics: ChainKinematics, q, T_base_target, position_only=False) -> float:
@@ -207,7 +226,10 @@ def test_commands_converge_to_target_within_velocity_limits(peer, start_node, mo
     reached = peer.spin_until(lambda: tip_error(kinematics, arm.q, T_base_target) < 1e-3, 30.0)
     assert reached, f'error {tip_error(kinematics, arm.q, T_base_target)}'
     assert len(arm.commands) > 10
-    assert_within_velocity_limits(arm, chain, VELOCITY_SCALE, UR5_HOME)
+    assert arm.rejections == []
+    # joint_trajectory_controller's quintic between points: the issue's goals (1.05, 1.1, 2)
+    assert_within_velocity_limits(arm, chain, VELOCITY_SCALE, UR5_HOME, tolerance=(
+        (1.05, 1.1, 2.0) if command_type == 'joint_trajectory' else (1.0 + 1e-6,) * 3))
 
 
 def test_position_only_target_from_a_chain_link_frame(peer, start_node):
@@ -339,12 +361,16 @@ def test_bad_inputs_are_survived_with_clear_warnings(peer, start_node):
     bad_pose((0.3, 0.0, 0.5), (0.0, 0.0, 0.0, 0.0))
     bad_pose((0.3, 0.0, 0.5), (0.0, 0.0, 0.0, 1.0), frame='map')
     assert arm.commands == [] or np.allclose(arm.commands[-1], UR5_HOME, atol=1e-9)
+    # The node takes the newest joint states of each joint set once per cycle: the arm pauses
+    # so that each bad message is the newest one for a cycle.
+    arm.publishing = False
     for names, positions in ((chain.joint_names[:3], [float(v) for v in arm.q[:3]]),
                              (list(chain.joint_names), [float('nan')] * 6),
                              (list(chain.joint_names), [0.0] * 5)):
         message = JointState(name=list(names), position=positions)
         joint_states.publish(message)
         send_and_check_alive(peer, manipulability)
+    arm.publishing = True
     arm.extra_joints = {'gripper_finger': 0.01}
     send_and_check_alive(peer, manipulability)
     # Unreachable: 3 m away. ERROR status with the reason, commands stay within limits.

@@ -20,8 +20,8 @@ import sys
 import tempfile
 
 # Run with an empty numba cache: the warm-up must compile (events > 0), and the node's calls
-# afterwards (IK full pose and position-only, servo, trajectory generator, FK, frames, log
-# map) must not.
+# afterwards (IK full pose and position-only, servo, trajectory generator with its plan
+# samples, FK, frames, log map, the command history's lag) must not.
 CHECK = """
 from numba.core import event
 import numpy as np
@@ -29,6 +29,7 @@ from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, bundled_urdf_path
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.damped_least_squares import COMMAND_DAMPING, damped_step
 from ros_ik.kinematics.ik_solver import IkOptions, IkSolver
+from ros_ik.kinematics.joint_limits import nearest_row_distance
 from ros_ik.kinematics.kernel_warm_up import warm_up_kernels
 from ros_ik.kinematics.servo_step import ServoController, ServoOptions
 from ros_ik.kinematics.task_space import POSITION_ONLY
@@ -50,8 +51,12 @@ with event.install_recorder('numba:compile') as later:
     n = chain.n_joints
     generator = OnlineGenerator(MotionLimits(chain.lower, chain.upper, chain.velocity_limits,
                                              np.full(n, 5.0), np.full(n, 50.0)))
-    moving = generator.step(MotionState.at_rest(q), q + 0.5, 0.01, 0.5).state
+    moving_step = generator.step(MotionState.at_rest(q), q + 0.5, 0.01, 0.5)
+    moving = moving_step.state
     generator.brake_step(moving, 0.013)
+    generator.between(moving_step.plan, np.array([0.002, 0.004]))
+    generator.stop_samples(moving, 0.005)
+    nearest_row_distance(np.zeros((3, n)), 1, 3, q, np.ones(n, dtype=bool))
     solver.kinematics.link_poses(q)
     pose_error(T_base_target, solver.kinematics.tip_pose(np.stack([q, q])))
     damped_step(solver.kinematics.jacobian(q), np.ones(6), COMMAND_DAMPING)

@@ -31,7 +31,7 @@ from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_p
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import axis_angle_matrix, pose_error, transform
 from ros_ik.node.messages import pose_message
-from ros_ik.tools.node_processes import NodeProcess, RosPeer
+from ros_ik.tools.node_processes import NodeProcess, ProcessGroup, RosPeer
 from sensor_msgs.msg import JointState
 from std_msgs.msg import UInt32
 
@@ -43,23 +43,25 @@ Z = np.array([0.0, 0.0, 1.0])
 class SimulatedSetup:
     """Strict sim_arm + ik_node (+ optional drag target) with RViz's topic remappings."""
 
-    def __init__(self, tmp_path, ik_parameters: dict, with_marker: bool = False) -> None:
+    def __init__(self, processes: ProcessGroup, tmp_path, ik_parameters: dict,
+                 with_marker: bool = False) -> None:
         """Start the processes and a peer that records joint states and the arm's faults."""
         urdf = bundled_urdf_path('ur5')
         limits = bundled_joint_limits_path('ur5')
         home = '[' + ', '.join(str(v) for v in ARM.home) + ']'
         self.processes = [
-            NodeProcess('sim_arm', {'robot_description_file': urdf, 'initial_positions': home,
-                                    'joint_limits_file': limits, 'strict': True},
-                        str(tmp_path / 'sim.log'),
-                        ['-r', 'joint_commands:=/ros_ik/joint_commands']),
-            NodeProcess('ik_node', {'robot_description_file': urdf,
-                                    'joint_limits_file': limits, **ik_parameters},
-                        str(tmp_path / 'ik.log'),
-                        ['-r', '~/planar_goal:=/goal_pose',
-                         '-r', '~/target_point:=/clicked_point'])]
+            processes.start('sim_arm', {'robot_description_file': urdf,
+                                        'initial_positions': home,
+                                        'joint_limits_file': limits, 'strict': True},
+                            str(tmp_path / 'sim.log'),
+                            ['-r', 'joint_commands:=/ros_ik/joint_commands']),
+            processes.start('ik_node', {'robot_description_file': urdf,
+                                        'joint_limits_file': limits, **ik_parameters},
+                            str(tmp_path / 'ik.log'),
+                            ['-r', '~/planar_goal:=/goal_pose',
+                             '-r', '~/target_point:=/clicked_point'])]
         if with_marker:
-            self.processes.append(NodeProcess(
+            self.processes.append(processes.start(
                 'target_marker', {'robot_description_file': urdf},
                 str(tmp_path / 'marker.log'), ['-r', 'target_pose:=/ros_ik/target_pose']))
         self.peer = RosPeer()
@@ -98,12 +100,12 @@ class SimulatedSetup:
 
 
 @pytest.fixture
-def start_setup(ros_domain_id, tmp_path):
+def start_setup(ros_domain_id, processes, tmp_path):
     """Yield a factory of SimulatedSetup; everything is stopped afterwards."""
     setups = []
 
     def start(ik_parameters=None, with_marker=False) -> SimulatedSetup:
-        setups.append(SimulatedSetup(tmp_path, ik_parameters or {}, with_marker))
+        setups.append(SimulatedSetup(processes, tmp_path, ik_parameters or {}, with_marker))
         return setups[-1]
     yield start
     for setup in setups:

@@ -34,30 +34,30 @@ from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_p
                                             bundled_urdf_path, load_bundled_chain)
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.node.messages import pose_message
-from ros_ik.tools.node_processes import NodeProcess, RosPeer
+from ros_ik.tools.node_processes import RosPeer
 
 RUNS = 20
 ARM = BUNDLED_ARMS['ur5']
 MODEL = {'robot_description_file': bundled_urdf_path('ur5'),
          'joint_limits_file': bundled_joint_limits_path('ur5')}
 HOME = '[' + ', '.join(repr(v) for v in ARM.home) + ']'
-STARTS = {
-    'ik_node': lambda path: NodeProcess('ik_node', MODEL, path),
-    'sim_arm': lambda path: NodeProcess('sim_arm', {**MODEL, 'initial_positions': HOME,
-                                                    'strict': True}, path,
-                                        ['-r', 'joint_commands:=/ros_ik/joint_commands']),
-    'target_marker': lambda path: NodeProcess('target_marker', MODEL, path,
-                                              ['-r', 'target_pose:=/ros_ik/target_pose']),
+STARTS = {  # name -> (parameters, extra arguments)
+    'ik_node': (MODEL, []),
+    'sim_arm': ({**MODEL, 'initial_positions': HOME, 'strict': True},
+                ['-r', 'joint_commands:=/ros_ik/joint_commands']),
+    'target_marker': (MODEL, ['-r', 'target_pose:=/ros_ik/target_pose']),
 }
 
 
 @pytest.mark.parametrize('name', sorted(STARTS))
-def test_sigint_and_sigterm_at_any_moment_exit_zero(ros_domain_id, tmp_path, name):
+def test_sigint_and_sigterm_at_any_moment_exit_zero(ros_domain_id, processes, tmp_path, name):
     """Stop the executable 20 times at random moments while the arm moves: exit 0."""
     if name == 'target_marker' and importlib.util.find_spec('interactive_markers') is None:
         pytest.skip('interactive_markers (ships with ROS 2 installs) is not installed')
-    partners = [STARTS[other](str(tmp_path / f'{other}.log'))
-                for other in ('ik_node', 'sim_arm') if other != name]
+    for other in ('ik_node', 'sim_arm'):
+        if other != name:
+            parameters, arguments = STARTS[other]
+            processes.start(other, parameters, str(tmp_path / f'{other}.log'), arguments)
     peer = RosPeer()
     rng = random.Random(ros_domain_id)
     try:
@@ -73,7 +73,9 @@ def test_sigint_and_sigterm_at_any_moment_exit_zero(ros_domain_id, tmp_path, nam
             durability=DurabilityPolicy.TRANSIENT_LOCAL))
         peer.node.create_timer(1.0, lambda: publisher.publish(targets[rng.randrange(2)]))
         for run in range(RUNS):
-            process = STARTS[name](str(tmp_path / f'{name}_{run}.log'))
+            parameters, arguments = STARTS[name]
+            process = processes.start(name, parameters, str(tmp_path / f'{name}_{run}.log'),
+                                      arguments)
             peer.spin_until(lambda: process.process.poll() is not None, rng.uniform(0.2, 2.5))
             stop_signal = signal.SIGINT if run % 2 == 0 else signal.SIGTERM
             process.process.send_signal(stop_signal)
@@ -84,5 +86,3 @@ def test_sigint_and_sigterm_at_any_moment_exit_zero(ros_domain_id, tmp_path, nam
             assert 'Traceback' not in output, f'run {run}, {stop_signal.name}:\n{output}'
     finally:
         peer.close()
-        for partner in partners:
-            partner.stop()

@@ -43,12 +43,10 @@ from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_string, parse_robot
 from ros_ik.tools.example_arms import example_arm, mesh_search_folder
-from ros_ik.tools.reference_collisions import ReferenceCollisions
+from ros_ik.tools.reference_collisions import FLOOR_SCENE, ReferenceCollisions
 from ros_ik.trajectory.motion_limits import MotionLimits
 from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator
 
-FLOOR = ('objects: [{name: floor, type: box, size: [4.0, 4.0, 0.2], '
-         'pose: {xyz: [0.0, 0.0, -0.1], rpy: [0.0, 0.0, 0.0]}}]')
 needs_example_robots = pytest.mark.skipif(mesh_search_folder() is None,
                                           reason='example-robot-data is not installed')
 coordinates = st.floats(-0.5, 0.5)
@@ -158,7 +156,7 @@ def test_scene_yaml_errors_name_the_field():
     for text, expected in cases.items():
         with pytest.raises(SceneError, match=re.escape(expected)):
             parse_scene(text)
-    (floor,) = parse_scene(FLOOR)
+    (floor,) = parse_scene(FLOOR_SCENE)
     assert floor.shape.kind == 'box' and floor.shape.T_frame_shape[2, 3] == -0.1
 
 
@@ -183,7 +181,7 @@ def test_a_malformed_srdf_is_refused():
         srdf_disabled_pairs('<robot><disable_collisions link1="a"/></robot>')
 
 
-def example_model(name: str, srdf: bool = True, scene: str = FLOOR):
+def example_model(name: str, srdf: bool = True, scene: str = FLOOR_SCENE):
     """Return the kinematics, model and URDF text of an example-robot-data arm."""
     arm = example_arm(name)
     text = open(arm.urdf_path, encoding='utf-8').read()
@@ -274,13 +272,35 @@ def test_configurations_in_collision_have_negative_clearance_named():
     assert contact.distance < 0.0 and 'floor' in contact.owners
 
 
+@needs_example_robots
+def test_the_point_jacobian_matches_finite_differences():
+    """Check J_p of a point fixed on each body of a UR5 against central differences."""
+    _, model, _, _ = example_model('ur5')
+    checker = CollisionChecker(model, 0.0, 0.01)
+    q = np.array([0.3, -1.1, 1.4, -0.9, 0.7, 0.2])
+    point = np.array([0.1, -0.2, 0.5])
+    h = 1e-6
+    for body in range(1, model.kinematics.n_joints + 1):
+        checker._walk_chain(q)
+        T_body = checker._bodies[body].copy()
+        local = np.linalg.solve(T_body[:, :3], point - T_body[:, 3])  # point in the body
+
+        def moved(q_moved: np.ndarray) -> np.ndarray:
+            checker._walk_chain(q_moved)
+            pose = checker._bodies[body]
+            return pose[:, :3] @ local + pose[:, 3]
+        expected = np.column_stack([(moved(q + h * e) - moved(q - h * e)) / (2.0 * h)
+                                    for e in np.eye(len(q))])
+        assert checker.point_jacobian(q, body, point) == pytest.approx(expected, abs=1e-6)
+
+
 def test_scene_without_robot_geometry_checks_nothing():
     """Check a URDF without collision elements gives no pairs (nothing can collide)."""
     urdf = ('<robot name="r"><link name="a"/><link name="b"/><joint name="j" type="revolute">'
             '<parent link="a"/><child link="b"/><axis xyz="0 0 1"/>'
             '<limit lower="-1" upper="1" velocity="1" effort="1"/></joint></robot>')
     kinematics = ChainKinematics(load_urdf_string(urdf, 'a', 'b'))
-    model, _ = build_collision_model(urdf, kinematics, '', parse_scene(FLOOR),
+    model, _ = build_collision_model(urdf, kinematics, '', parse_scene(FLOOR_SCENE),
                                      search_path_packages([]))
     assert isinstance(model, CollisionModel) and model.pairs == []
     assert CollisionChecker(model, 0.0, 0.01).nearest(np.zeros(1)) is None
@@ -312,7 +332,7 @@ def test_solve_mode_never_commands_a_collision_on_random_free_targets():
     arm = ControlledArm.from_urdf(text, 'base_link', 'tool0', 'x y z rx ry rz')
     model, _ = build_collision_model(text, arm.kinematics,
                                      open(arm_files.srdf_path, encoding='utf-8').read(),
-                                     parse_scene(FLOOR), search_path_packages([
+                                     parse_scene(FLOOR_SCENE), search_path_packages([
                                          mesh_search_folder()]))
     reference = ReferenceCollisions(arm_files.urdf_path, arm_files.srdf_path,
                                     mesh_search_folder(), arm.chain.joint_names)

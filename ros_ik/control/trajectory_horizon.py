@@ -1,0 +1,158 @@
+# Copyright 2026 ros_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The horizon a JointTrajectory command carries: the committed commands and the stop after them.
+
+A joint_trajectory_controller (JTC) replaces its trajectory by each new message at its next
+update, samples it on its own clock and holds the last point. The commands therefore run
+``lead`` seconds ahead of the clock (``trajectory_lead_time``): a cycle at time ``now``
+commands the state for ``now + lead``, and its message carries
+
+1. the commands already sent for times in ``[now - KEEP_PERIODS / update_rate, now +
+   lead)`` (committed: every message that covers an instant says the same thing there),
+2. the new command at ``now + lead``, preceded by states of the step that led to it every
+   ``POINT_SPACING`` s (JTC splines between points: dense points keep its quintic on the
+   generator's motion where the jerk switches within a cycle),
+3. the hardest stop from it, every ``TAIL_SPACING`` s, ending at rest (velocity and
+   acceleration exactly 0, as JTC's default ``allow_nonzero_velocity_at_trajectory_end:
+   false`` requires), and the rest point again ``HOLD`` s later (JTC rejects a trajectory
+   that ends before it arrives).
+
+A message delivered up to ``lead - 1 / update_rate`` late switches JTC between two
+trajectories that agree on the segment it is in, so the setpoint stays continuous (JTC's
+quintic between points with positions, velocities and accelerations reproduces the
+generator's piecewise-cubic motion within a segment without a jerk switch). Later messages,
+lost ones, or a node that died leave JTC on the stop: the arm brakes to rest along it. After
+a stall of the node the stream resumes from the point of the last message JTC executed
+(:meth:`TrajectoryHorizon.resume`), so it never fast-forwards. Not covered: a message lost
+right before a stall longer than the lead; JTC then follows the previous message's stop
+and the resumed stream starts from the lost one's, a step of about one period of motion.
+"""
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+import numpy as np
+
+from ros_ik.trajectory.online_generator import MotionState
+
+TAIL_SPACING = 0.005  # s between the points of the stop after the newest command
+POINT_SPACING = 0.002  # s: at most this between the committed points (a 500 Hz controller)
+KEEP_PERIODS = 2.0  # committed commands this many periods before the clock stay in a message
+# Points closer than this (s) would share a nanosecond stamp: a stop shorter than this is
+# stretched to it (it moves less than a_max MIN_POINT_GAP^2, far below a nanometre).
+MIN_POINT_GAP = 1e-6
+# The rest point ends the horizon again this much later (s): JTC rejects a trajectory that
+# ends in the past, and a message at rest delivered up to HOLD late must still be taken.
+HOLD = 1.0
+
+
+# (times (k,), positions, velocities, accelerations (k, n)) of consecutive points
+Points = Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Horizon:
+    """
+    The points of one JointTrajectory: times (k,) in s on the controller's clock.
+
+    Positions, velocities and accelerations (k, n) in chain order; times strictly
+    increasing; the last point at rest.
+    """
+
+    times: np.ndarray
+    positions: np.ndarray
+    velocities: np.ndarray
+    accelerations: np.ndarray
+
+
+class TrajectoryHorizon:
+    """The last horizon sent and which of its points is the newest command (the anchor)."""
+
+    def __init__(self) -> None:
+        """Start with nothing sent."""
+        self.sent: Optional[Horizon] = None
+        self._anchor = -1
+
+    def clear(self) -> None:
+        """Forget what was sent (a restarted stream starts a new trajectory)."""
+        self.sent, self._anchor = None, -1
+
+    def extend(self, since: float, time: float, state: MotionState, between: Points,
+               stop: Points) -> Horizon:
+        """
+        Return the horizon with the command ``state`` for ``time`` (s); keep it as sent.
+
+        The points of the last horizon up to its anchor and from ``since`` on come first
+        (those before the first of ``between`` only), then ``between`` (the step's motion
+        from the anchor to ``time``, absolute times), the command, then ``stop`` (times
+        relative to ``time``; :meth:`OnlineGenerator.stop_samples`).
+        """
+        stop_times, stop_p, stop_v, stop_a = stop
+        end = between[0][0] if len(between[0]) else time
+        stop_times = np.maximum(stop_times, MIN_POINT_GAP)
+        kept = slice(0, 0)
+        sent = self.sent
+        if sent is not None:
+            committed = sent.times[:self._anchor + 1]
+            first = min(int(np.searchsorted(committed, since, side='right')) - 1,
+                        len(committed) - 1)
+            last = int(np.searchsorted(committed, end, side='left'))
+            kept = slice(max(first, 0), last)
+        parts = [(sent.times[kept], sent.positions[kept], sent.velocities[kept],
+                  sent.accelerations[kept])] if sent is not None else []
+        parts.append(between)
+        parts.append((np.array([time]), state.position[None, :], state.velocity[None, :],
+                      state.acceleration[None, :]))
+        self._anchor = sum(len(part[0]) for part in parts) - 1
+        parts.append((time + stop_times, stop_p, stop_v, stop_a))
+        rest = parts[-1] if len(stop_times) else parts[-2]
+        end_time = rest[0][-1]
+        parts.append((np.array([end_time + HOLD]), rest[1][-1:], np.zeros_like(rest[2][-1:]),
+                      np.zeros_like(rest[3][-1:])))
+        horizon = Horizon(*(np.concatenate([part[field] for part in parts])
+                            for field in range(4)))
+        self.sent = horizon
+        return horizon
+
+    def resume(self, time: float, period: float) -> Optional[Tuple[float, MotionState]]:
+        """
+        Return the last sent point at or before ``time`` as (its time, state); None if none.
+
+        That point becomes the anchor: after a stall the controller continues from what
+        JTC executed meanwhile, and the next message keeps the sent points up to it. A
+        point at rest is held until ``time - period`` (a copy of it is added there), so
+        the next command is one period after it and the segment before is a hold.
+        """
+        sent = self.sent
+        if sent is None:
+            return None
+        index = int(np.searchsorted(sent.times, time, side='right')) - 1
+        if index < 0:
+            return None
+        state = MotionState(sent.positions[index].copy(), sent.velocities[index].copy(),
+                            sent.accelerations[index].copy())
+        point_time = float(sent.times[index])
+        kept = slice(0, index + 1)
+        parts = [(sent.times[kept], sent.positions[kept], sent.velocities[kept],
+                  sent.accelerations[kept])]
+        if state.is_at_rest() and time - period > point_time + MIN_POINT_GAP:
+            point_time = time - period
+            parts.append((np.array([point_time]), state.position[None, :],
+                          state.velocity[None, :], state.acceleration[None, :]))
+        self.sent = Horizon(*(np.concatenate([part[field] for part in parts])
+                              for field in range(4)))
+        self._anchor = len(self.sent.times) - 1
+        return point_time, state
