@@ -26,7 +26,8 @@ measured time since the previous command, ``dt = now + lead - t_previous``, thro
 online trajectory generator (:mod:`ros_ik.trajectory.online_generator`); ``lead`` is
 ``trajectory_lead_time`` for JointTrajectory commands (each carries a horizon,
 :mod:`ros_ik.control.trajectory_horizon`) and 0 otherwise. A gap longer than
-``MAX_STEP_PERIODS`` periods is a stall (the process did not run): the stream never
+``MAX_STEP_PERIODS`` periods (JointTrajectory: the lead less a period) is a stall (the
+process did not run): the stream never
 fast-forwards through it but continues from what the arm's controller executed meanwhile,
 the last horizon's point at the clock (JointTrajectory) or, for position streams, the last
 command held at rest; stamps stay within a period of the clock. Whatever the inputs, every
@@ -95,6 +96,8 @@ STALL_SECONDS = 0.5  # s stopped short of the target before it is reported
 BLOCKED_PROGRESS = 1e-3
 # A gap between cycles longer than this many nominal periods is a stall of the process.
 MAX_STEP_PERIODS = 5.0
+# JointTrajectory commands lead the clock by at least this many periods.
+MIN_LEAD_PERIODS = 3.0
 # The manipulability at the measured joints is computed at most this often (s).
 MEASURE_PERIOD = 0.01
 SOLVE_ATTEMPTS = 20  # IK solves per target (one per cycle) before it counts as unreachable
@@ -366,7 +369,7 @@ class IkController:
             self._start_stream(q_measured, now + self._lead())
         notices: List[Notice] = []
         command_time = now + self._lead()
-        if command_time - self._last_time > MAX_STEP_PERIODS / settings.update_rate:
+        if command_time - self._last_time > self._stall_gap():
             self._resume_after_stall(command_time, notices)
         dt = max(command_time - self._last_time, 0.0)
         self._last_time += dt
@@ -429,8 +432,29 @@ class IkController:
         return (self._last_time - dt + offsets,) + self._generator().between(step.plan, offsets)
 
     def _lead(self) -> float:
-        """Return how far ahead of the clock commands are (s): JointTrajectory horizons."""
-        return self.settings.trajectory_lead_time if self._horizon is not None else 0.0
+        """
+        Return how far ahead of the clock commands are (s): JointTrajectory horizons.
+
+        ``trajectory_lead_time``, at least ``MIN_LEAD_PERIODS`` periods (a message must be
+        able to arrive a period late and still find JTC on the committed commands).
+        """
+        if self._horizon is None:
+            return 0.0
+        return max(self.settings.trajectory_lead_time,
+                   MIN_LEAD_PERIODS / self.settings.update_rate)
+
+    def _stall_gap(self) -> float:
+        """
+        Return the gap between cycles (s) past which the loop counts as stalled.
+
+        Position streams: ``MAX_STEP_PERIODS`` periods. JointTrajectory: the lead less one
+        period, since a message sent later reaches JTC after (or within a period of) the
+        end of the committed commands, when it may already follow the stop.
+        """
+        period = 1.0 / self.settings.update_rate
+        if self._horizon is None:
+            return MAX_STEP_PERIODS * period
+        return self._lead() - period
 
     def _start_stream(self, q_measured: np.ndarray, time: float) -> None:
         """Start (or restart) the command stream at rest at the measured joints."""

@@ -158,10 +158,10 @@ class Settings:
     update_rate: float = _parameter(100.0, 'control and publish rate [Hz]',
                                     value_range=(1.0, 1000.0))
     trajectory_lead_time: float = _parameter(
-        0.04, 'joint_trajectory commands: the newest point is this far ahead of the clock, '
-        'and every message repeats the points already sent for that time; a message '
-        'delivered up to this minus one period late keeps the controller setpoint smooth '
-        '[s]', value_range=(0.0, 1.0), read_only=True)
+        0.04, 'joint_trajectory commands: the newest point is this far ahead of the clock '
+        '(at least 3 periods), and every message repeats the points already sent for that '
+        'time; a message delivered up to this minus one period late keeps the controller '
+        'setpoint smooth [s]', value_range=(0.0, 1.0), read_only=True)
     velocity_scale: float = _parameter(0.5, 'fraction of the velocity limits commands '
                                        'may use', value_range=(0.01, 1.0))
     gain: float = _parameter(5.0, 'servo proportional gain on the pose error [1/s]',

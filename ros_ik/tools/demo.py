@@ -34,6 +34,7 @@ import random
 import signal
 import sys
 import tempfile
+import threading
 import time
 from typing import List, Optional
 
@@ -398,6 +399,14 @@ def write_plot(path: str, arm: SelectedArm, recording: Recording, outcomes: List
     pyplot.close(figure)
 
 
+INTERRUPTED = threading.Event()  # set by SIGINT or SIGTERM
+
+
+def _interrupt(number: int, frame) -> None:
+    """Signal handler: remember the stop request (the demo's peer acts on it)."""
+    INTERRUPTED.set()
+
+
 def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int) -> int:
     """Start the processes, run the targets, print the table, write the plot."""
     kinematics = ChainKinematics(arm.chain)
@@ -422,7 +431,7 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int) ->
                                 'velocity_scale': VELOCITY_SCALE, 'diagnostics_period': 0.05},
                     os.path.join(logs, 'ik_node.log')),
     ]
-    peer = RosPeer('ros_ik_demo')
+    peer = RosPeer('ros_ik_demo', INTERRUPTED)
     try:
         driver = DemoDriver(arm, peer)
         print(f'starting sim_arm and ik_node for {arm.label} (logs in {logs}) ...', flush=True)
@@ -479,8 +488,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     except (UrdfError, ValueError) as error:
         print(f'error: {error}', file=sys.stderr)
         return 1
-    # Ctrl-C or SIGTERM: run_demo's cleanup stops the two processes, then a clean exit.
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # Ctrl-C or SIGTERM: the peer's next spin raises KeyboardInterrupt, run_demo's cleanup
+    # stops the two processes, then a clean exit. The handler itself raises nothing: an
+    # exception raised inside a finaliser would be printed and lost.
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, _interrupt)
     try:
         return run_demo(arm, args.output, args.timeout, 3 if args.long else 1)
     except KeyboardInterrupt:

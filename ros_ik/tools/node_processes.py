@@ -27,6 +27,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from typing import Callable, List, Optional
 
@@ -164,8 +165,15 @@ class ProcessGroup:
 class RosPeer:
     """An rclpy node in the test process, in its own context (and the test's domain)."""
 
-    def __init__(self, name: str = 'test_peer') -> None:
-        """Create a fresh context, node and executor."""
+    def __init__(self, name: str = 'test_peer',
+                 interrupt: Optional[threading.Event] = None) -> None:
+        """
+        Create a fresh context, node and executor.
+
+        ``interrupt``: once set (by a signal handler), every spin raises
+        ``KeyboardInterrupt``: a stop request acted on at a safe point.
+        """
+        self.interrupt = interrupt
         self.context = Context()
         rclpy.init(context=self.context)
         self.node: Node = rclpy.create_node(name, context=self.context)
@@ -176,7 +184,7 @@ class RosPeer:
         """Process callbacks for ``seconds``."""
         end = time.monotonic() + seconds
         while time.monotonic() < end:
-            self.executor.spin_once(timeout_sec=0.01)
+            self._spin_once()
 
     def spin_until(self, condition: Callable[[], bool], timeout: float) -> bool:
         """Process callbacks until ``condition()`` holds; return whether it did in time."""
@@ -184,8 +192,14 @@ class RosPeer:
         while time.monotonic() < end:
             if condition():
                 return True
-            self.executor.spin_once(timeout_sec=0.01)
+            self._spin_once()
         return condition()
+
+    def _spin_once(self) -> None:
+        """Process callbacks for at most 10 ms; raise KeyboardInterrupt once interrupted."""
+        if self.interrupt is not None and self.interrupt.is_set():
+            raise KeyboardInterrupt
+        self.executor.spin_once(timeout_sec=0.01)
 
     def set_parameter(self, node_name: str, name: str, value, timeout: float = 10.0):
         """

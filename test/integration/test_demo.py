@@ -73,7 +73,7 @@ def test_ctrl_c_mid_demo_exits_zero_without_a_traceback_anywhere(tmp_path, ros_d
     finally:
         demo.kill()
     assert demo.returncode == 0, output
-    assert 'Traceback' not in output and 'demo interrupted' in output
+    assert 'Traceback' not in output and 'demo interrupted' in output, output
     logs = output.split('logs in ')[1].split(')')[0]
     for log in ('sim_arm.log', 'ik_node.log'):
         with open(os.path.join(logs, log), encoding='utf-8') as file:
