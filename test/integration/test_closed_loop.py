@@ -317,7 +317,10 @@ def test_a_twist_stream_drives_the_tool_straight_then_stops_at_rest(
         start_tip = loop.kinematics.tip_pose(loop.q)[:3, 3]
         assert peer.spin_until(lambda: len(loop.commands) > 150, 10.0)
         sending[0] = False
-        q_stopped, v_stopped = loop.commands[-1], np.abs(loop.velocities[-1])
+        # The jog's peak speed per joint: a joint nearly still at this instant may still
+        # speed up a little while the last twists are taken.
+        q_stopped = loop.commands[-1]
+        v_stopped = np.abs(np.array(loop.velocities)).max(axis=0)
         assert peer.spin_until(lambda: np.all(loop.velocities[-1] == 0.0), 5.0)
         # Within the deceleration distance: at most jog_timeout (0.1 s) plus the last twist's
         # period and some latency (0.07 s) at the jog speed, then a jerk-limited stop, no
