@@ -42,7 +42,7 @@ and the resumed stream starts from the lost one's, a step of about one period of
 """
 
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -76,6 +76,11 @@ class Horizon:
     positions: np.ndarray
     velocities: np.ndarray
     accelerations: np.ndarray
+
+
+def joined(parts: List[Points]) -> Horizon:
+    """Return the horizon of consecutive ``parts`` (each ``Points``), in their order."""
+    return Horizon(*(np.concatenate([part[field] for part in parts]) for field in range(4)))
 
 
 class TrajectoryHorizon:
@@ -122,8 +127,7 @@ class TrajectoryHorizon:
         end_time = rest[0][-1]
         parts.append((np.array([end_time + HOLD]), rest[1][-1:], np.zeros_like(rest[2][-1:]),
                       np.zeros_like(rest[3][-1:])))
-        horizon = Horizon(*(np.concatenate([part[field] for part in parts])
-                            for field in range(4)))
+        horizon = joined(parts)
         self.sent = horizon
         return horizon
 
@@ -152,7 +156,6 @@ class TrajectoryHorizon:
             point_time = time - period
             parts.append((np.array([point_time]), state.position[None, :],
                           state.velocity[None, :], state.acceleration[None, :]))
-        self.sent = Horizon(*(np.concatenate([part[field] for part in parts])
-                              for field in range(4)))
+        self.sent = joined(parts)
         self._anchor = len(self.sent.times) - 1
         return point_time, state
