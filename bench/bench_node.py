@@ -34,7 +34,8 @@ command put it), two targets alternating on either side of the arm. Per row:
 * node CPU over the window (utime + stime from /proc, share of one core);
 * latency p50 / p99 (ms): from publishing a target, with the arm at rest, to receiving the
   first command that moves toward it (includes waiting for the next timer tick, up to one
-  period).
+  period); after two warm-up targets (the first motions after start-up run code paths for
+  the first time).
 
 A last row floods the node with 1000 targets per second (joint_states at 1 kHz,
 update_rate 100). ``--baseline DIR`` runs every row first with the node of an earlier source
@@ -86,6 +87,9 @@ VELOCITY_SCALE = 0.5  # the node's default
 TARGET_TIMEOUT = 10.0  # s per target
 STARTUP_TIMEOUT = 300.0  # s: a baseline tree compiles its numba kernels at its first start
 LATENCY_TARGETS = 20
+# Targets sent before the latency is measured: the first motions after start-up run code
+# paths for the first time (numba dispatch, lazy imports), up to ~150 ms once.
+WARM_UP_TARGETS = 2
 FLOOD_RATE = 1000.0  # targets per s in the flood row
 INSIDE = 0.05  # random goals stay this fraction of each joint range inside its bounds
 
@@ -259,7 +263,7 @@ class NodeUnderLoad:
                         'mode': 'servo', 'update_rate': float(update_rate),
                         'collision_checking': collision_checking}, log_path,
             program=program, environment={'PYTHONPATH': baseline} if baseline else None)
-        self.peer = RosPeer('bench_node')
+        self.peer = RosPeer('bench_node', node_executor=True)
         self.arrivals: List[tuple] = []
         self.state = JointState(name=list(chain.joint_names),
                                 position=[float(v) for v in home])
@@ -332,6 +336,7 @@ def measure(update_rate: float, state_rate: float, seconds: float, log_path: str
     try:
         if not load.started():
             return f'| {state_rate:.0f} | {update_rate:.0f} | node did not start | | | |'
+        load.latencies(WARM_UP_TARGETS)
         latency = (np.zeros(0) if flood_rate else load.latencies(LATENCY_TARGETS) * 1e3)
         received, cpu = load.load(seconds, flood_rate)
     finally:

@@ -38,7 +38,7 @@ A pair already closer than ``padding`` at the start (a bad start, a new object) 
 allowed to move apart: its clearance may not fall below its starting value at any sample.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
@@ -98,6 +98,7 @@ class CollisionChecker:
         self._G = np.empty((n, 3, 4))
         self._bodies = np.empty((n + 1, 3, 4))
         self._walked = np.full(n, np.nan)  # the joints of the last walk (NaN: none yet)
+        self._measured_here: Dict[int, Contact] = {}  # pair -> coal's contact at _walked
 
     @property
     def pair_count(self) -> int:
@@ -120,7 +121,8 @@ class CollisionChecker:
         """
         Compute the aligned frames and body poses at ``q`` (:meth:`_transform` uses them).
 
-        Kept until another ``q`` comes: the damper asks for several points at one ``q``.
+        Kept until another ``q`` comes, with coal's contacts measured at it: a cycle's
+        damper and step check ask for the same pairs and points at one ``q``.
         """
         q = np.asarray(q, dtype=float)
         if np.array_equal(q, self._walked):
@@ -128,6 +130,7 @@ class CollisionChecker:
         kinematics = self.model.kinematics
         body_poses_into(q, kinematics.A, kinematics.prismatic, self._G, self._bodies)
         self._walked = q.copy()
+        self._measured_here.clear()
 
     def _transform(self, index: int):
         """Return element ``index``'s shape pose (coal) from the last :meth:`_walk_chain`."""
@@ -153,6 +156,11 @@ class CollisionChecker:
         placed: Dict[int, object] = {}
         contacts = []
         for pair_index in pair_indices:
+            known = self._measured_here.get(int(pair_index))
+            if known is not None:
+                contacts.append(known if known.sample == sample
+                                else replace(known, sample=sample))
+                continue
             a, b = model.pairs[pair_index]
             for index in (a, b):
                 if index not in placed:
@@ -161,11 +169,11 @@ class CollisionChecker:
             result.clear()
             distance = coal.distance(self._geometries[a], placed[a], self._geometries[b],
                                      placed[b], self._request, result)
-            contacts.append(Contact(float(distance), int(pair_index),
-                                    model.pair_owners[pair_index], sample,
-                                    np.array(result.getNearestPoint1()),
-                                    np.array(result.getNearestPoint2()),
-                                    np.array(result.normal)))
+            contact = Contact(float(distance), int(pair_index), model.pair_owners[pair_index],
+                              sample, np.array(result.getNearestPoint1()),
+                              np.array(result.getNearestPoint2()), np.array(result.normal))
+            self._measured_here[int(pair_index)] = contact
+            contacts.append(contact)
         return contacts
 
     def nearest(self, q: np.ndarray, within: float = np.inf) -> Optional[Contact]:

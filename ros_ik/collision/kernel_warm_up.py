@@ -27,7 +27,7 @@ import numpy as np
 from ros_ik.collision.collision_checker import CollisionChecker
 from ros_ik.collision.collision_setup import build_collision_model
 from ros_ik.collision.scene import parse_scene
-from ros_ik.collision.velocity_damper import constrained_velocity, damper_rows
+from ros_ik.collision.velocity_damper import damped_velocity, DamperRule
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.kernel_warm_up import warm_up_kernels
 from ros_ik.kinematics.urdf_loader import load_urdf_string
@@ -57,9 +57,8 @@ def warm_up_collision_kernels() -> float:
     checker.first_contact(*generator.samples(MotionState.at_rest(np.zeros(1)), np.ones(1),
                                              model.motion_weights, 0.01, 10000))
     q = np.array([1.2])
-    contacts = checker.contacts(q, 1.0)
-    A, b = damper_rows(checker, q, contacts, 0.02, 0.1, 0.5)
-    constrained_velocity(np.ones(1), np.eye(1), A, b)
+    checker.contacts(q, 1.0)
+    damped_velocity(checker, q, np.ones(1), np.eye(1), DamperRule(0.02, 1.0, 0.5, 0.0), 0.02)
     return time.perf_counter() - start
 
 

@@ -32,7 +32,8 @@ the one closest to the unconstrained ``qdot_0 = (J^T J + lam^2 I)^-1 J^T v`` in 
 set on the few rows. The tool then slides along the obstacle instead of halting.
 """
 
-from typing import Sequence, Tuple
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 from ros_ik.collision.collision_checker import CollisionChecker, Contact
@@ -41,25 +42,83 @@ ACTIVE_SET_REGULARISATION = 1e-12
 FEASIBILITY_TOLERANCE = 1e-9
 
 
+@dataclass(frozen=True)
+class DamperRule:
+    """The damper's distances (m) and approach speed ``xi`` (m/s); see the module docstring."""
+
+    stop_distance: float
+    slowdown_distance: float
+    approach_speed: float
+    padding: float
+
+    def bound(self, distance: np.ndarray) -> np.ndarray:
+        """Return ``b``: the least clearance rate (m/s) allowed at ``distance`` (m)."""
+        distance = np.asarray(distance, dtype=float)
+        span = max(self.slowdown_distance - self.stop_distance, 1e-9)
+        return np.where(distance < self.padding,  # in collision: move apart
+                        self.approach_speed * (self.padding - distance) / span,
+                        -self.approach_speed * np.maximum(distance - self.stop_distance, 0.0)
+                        / span)
+
+
 def damper_rows(checker: CollisionChecker, q: np.ndarray, contacts: Sequence[Contact],
-                stop_distance: float, slowdown_distance: float,
-                approach_speed: float) -> Tuple[np.ndarray, np.ndarray]:
+                rule: DamperRule) -> Tuple[np.ndarray, np.ndarray]:
     """Return ``A`` (k, n) and ``b`` (k,) of the damper constraints ``A qdot >= b``."""
     model = checker.model
-    padding = checker.padding
-    n = model.kinematics.n_joints
-    A = np.zeros((len(contacts), n))
-    b = np.zeros(len(contacts))
-    span = max(slowdown_distance - stop_distance, 1e-9)
+    A = np.zeros((len(contacts), model.kinematics.n_joints))
     for row, contact in enumerate(contacts):
         element_a, element_b = (model.elements[index] for index in model.pairs[contact.pair])
         relative = (checker.point_jacobian(q, element_b.body, contact.p_b)
                     - checker.point_jacobian(q, element_a.body, contact.p_a))
         A[row] = contact.normal @ relative
-        b[row] = -approach_speed * max(contact.distance - stop_distance, 0.0) / span
-        if contact.distance < padding:  # in collision: move apart
-            b[row] = approach_speed * (padding - contact.distance) / span
-    return A, b
+    return A, rule.bound([contact.distance for contact in contacts])
+
+
+def damped_velocity(checker: CollisionChecker, q: np.ndarray, qdot: np.ndarray,
+                    H: np.ndarray, rule: DamperRule,
+                    certain_above: float) -> Tuple[np.ndarray, List[Contact]]:
+    """
+    Return the velocity closest to ``qdot`` in ``H`` meeting every row; the pairs measured.
+
+    Rows are built only where they may bind. Pair p's clearance changes at most at
+    ``|x| . W_p`` (``CollisionModel.pair_weights``, m/s); with ``d_low`` a lower bound of
+    its clearance (the proxy's, then coal's exact one), a pair with
+    ``d_low > certain_above`` (out of collision and of the stop tolerance) and
+    ``|x| . W_p <= -b(d_low)`` meets its row at ``x`` whatever its witnesses. The others
+    are measured (coal) and, if the exact clearance does not prove it either, get their
+    row; the constrained velocity is solved again, until the solution meets every pair
+    without a row by that bound: it then solves the problem with all rows (optimal for a
+    subset of the constraints, feasible for all). Near rest only the proxies and coal's
+    distances of close pairs are computed. The contacts returned are every pair measured
+    closer than the slow-down distance (each pair closer than ``certain_above`` is one).
+    """
+    within = rule.slowdown_distance
+    proxy = checker.proxy_clearances(q, within)[0]
+    candidates = np.flatnonzero(proxy < within)
+    weights = checker.model.pair_weights[candidates]
+    lower = proxy[candidates]
+    measured: List[Optional[Contact]] = [None] * len(candidates)
+    settled = np.zeros(len(candidates), dtype=bool)  # has its row, or is out of reach
+    A, b = np.zeros((0, len(q))), np.zeros(0)
+    x = np.asarray(qdot, dtype=float).copy()
+    while True:
+        open_pairs = ~settled & ((lower <= certain_above)
+                                 | (weights @ np.abs(x) > -rule.bound(lower)))
+        unmeasured = [i for i in np.flatnonzero(open_pairs) if measured[i] is None]
+        for i, contact in zip(unmeasured,
+                              checker.exact_many(q, candidates[unmeasured])):
+            measured[i], lower[i] = contact, contact.distance
+            settled[i] = contact.distance >= within  # beyond the slow-down distance
+        need_row = np.flatnonzero(~settled & ((lower <= certain_above)
+                                              | (weights @ np.abs(x) > -rule.bound(lower))))
+        if not len(need_row):
+            break
+        rows, bounds = damper_rows(checker, q, [measured[i] for i in need_row], rule)
+        settled[need_row] = True
+        A, b = np.vstack([A, rows]), np.concatenate([b, bounds])
+        x = constrained_velocity(qdot, H, A, b)
+    return x, [contact for contact in measured if contact is not None
+               and contact.distance < within]
 
 
 def constrained_velocity(qdot: np.ndarray, H: np.ndarray, A: np.ndarray,

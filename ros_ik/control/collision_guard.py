@@ -37,7 +37,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 from ros_ik.collision.collision_checker import CollisionChecker, Contact
-from ros_ik.collision.velocity_damper import constrained_velocity, damper_rows
+from ros_ik.collision.velocity_damper import damped_velocity, DamperRule
 from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.joint_limits import speed_scale
 from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator
@@ -102,18 +102,18 @@ class CollisionGuard:
         most of the velocity away (None: nothing stops the arm).
         """
         within = max(settings.collision_slowdown_distance, settings.collision_stop_distance)
-        contacts = self.checker.contacts(q, within)
-        if not contacts:
-            return qdot, None
-        approach_speed = min(settings.max_linear_speed,
-                             APPROACH_RATE * (within - settings.collision_stop_distance))
-        A, b = damper_rows(self.checker, q, contacts, settings.collision_stop_distance,
-                           within, approach_speed)
+        rule = DamperRule(settings.collision_stop_distance, within,
+                          min(settings.max_linear_speed,
+                              APPROACH_RATE * (within - settings.collision_stop_distance)),
+                          self.checker.padding)
         lam = max(damping, DAMPER_METRIC_DAMPING)
         H = J_task.T @ J_task + lam * lam * np.eye(len(q))
-        damped = constrained_velocity(qdot, H, A, b)
-        closest = min(contacts, key=lambda contact: contact.distance)
-        stopping = (closest.distance <= settings.collision_stop_distance + STOP_TOLERANCE
+        damped, contacts = damped_velocity(
+            self.checker, q, qdot, H, rule,
+            max(settings.collision_stop_distance + STOP_TOLERANCE, self.checker.padding))
+        closest = min(contacts, key=lambda contact: contact.distance, default=None)
+        stopping = (closest is not None
+                    and closest.distance <= settings.collision_stop_distance + STOP_TOLERANCE
                     and np.linalg.norm(damped) < BLOCKED_FRACTION * np.linalg.norm(qdot))
         return damped * speed_scale(damped, velocity_limits), closest if stopping else None
 

@@ -15,17 +15,18 @@
 """
 The ros_ik node: the ROS API of :class:`ros_ik.control.controller.IkController`.
 
-Subscriptions only keep the newest message of each input (joint states per publisher's
-joint set, the newest target or jog), so a 1 kHz driver or a flood of targets costs one
-assignment per message; one timer at ``update_rate`` hands them to the controller, runs its
-cycle and publishes the command it returns; two more timers publish ``/diagnostics`` and
+Subscriptions only keep the newest message of each input, serialized (joint states per
+joint set, the newest target or jog: :mod:`ros_ik.node.serialized_inputs`), so a 1 kHz
+driver or a flood of targets costs one assignment per message and no deserialization; one
+timer at ``update_rate`` hands them to the controller, runs its cycle and publishes the
+command it returns; two more timers publish ``/diagnostics`` and
 ``~/markers``. Parameters come from the table in
 :mod:`ros_ik.control.parameters`, validated at start-up and on every set. See the README for
 topics, parameters and their QoS.
 """
 
 import sys
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Type
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PoseStamped, Twist, TwistStamped
@@ -33,6 +34,7 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
+from rclpy.serialization import deserialize_message
 from ros_ik.collision.allowed_pairs import SrdfError
 from ros_ik.collision.collision_checker import CollisionChecker
 from ros_ik.collision.collision_model import CollisionModel
@@ -56,6 +58,7 @@ from ros_ik.node.messages import (command_message, COMMAND_MESSAGES, diagnostics
 from ros_ik.node.parameter_declarations import (as_declared_types,
                                                 declare_joint_limit_overrides, declare_settings)
 from ros_ik.node.run import run_node
+from ros_ik.node.serialized_inputs import NewestJointStates
 from ros_ik.node.throttled_log import KeyedThrottle
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, String
@@ -78,6 +81,10 @@ COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 JOG_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+
+# What the cycle runs on the newest target or jog: (message, receive time [s]) -> notices.
+InputHandler = Callable[[Any, float], List[Notice]]
 
 
 class ConfigurationError(ValueError):
@@ -109,10 +116,10 @@ class IkNode(Node):
         self._collision_model: Optional[CollisionModel] = None
         self._next_model: Optional[CollisionModel] = None  # validated, applied after the set
         self._urdf_text = ''
-        # The newest inputs, taken by the next control cycle: joint states per joint set
-        # (name tuple -> message, receive time), and the newest target or jog.
-        self._joint_states: Dict[Tuple[str, ...], Tuple[JointState, float]] = {}
-        self._pending_input: Optional[Callable[[], List[Notice]]] = None
+        # The newest inputs, serialized, taken by the next control cycle: joint states per
+        # joint set, and the newest target or jog (handler, type, bytes, receive time).
+        self._joint_states = NewestJointStates(JointState)
+        self._pending_input: Optional[Tuple[InputHandler, Type, bytes, float]] = None
         self._warn = KeyedThrottle(self._log_warning, WARNING_PERIOD)
         self._info = KeyedThrottle(self._log_info, INFO_PERIOD)
         command_type = self._settings.command_type
@@ -124,21 +131,19 @@ class IkNode(Node):
                                                             COMMAND_QOS)
         self._marker_publisher = self.create_publisher(MarkerArray, '~/markers', COMMAND_QOS)
         self._load_robot_model()
-        self.create_subscription(PoseStamped, '~/target_pose', self._on_target_pose,
-                                 TARGET_QOS)
-        self.create_subscription(PointStamped, '~/target_point', self._on_target_point,
-                                 TARGET_QOS)
-        self.create_subscription(PoseStamped, '~/planar_goal', self._on_planar_goal,
-                                 TARGET_QOS)
+        self._subscribe_input(PoseStamped, '~/target_pose', self._take_target_pose, TARGET_QOS)
+        self._subscribe_input(PointStamped, '~/target_point', self._take_target_point,
+                              TARGET_QOS)
+        self._subscribe_input(PoseStamped, '~/planar_goal', self._take_planar_goal, TARGET_QOS)
         self.create_subscription(JointState, 'joint_states', self._on_joint_state,
-                                 qos_profile_sensor_data)
-        self.create_subscription(TwistStamped, '~/delta_twist_cmds', self._on_twist, JOG_QOS)
-        self.create_subscription(Twist, '~/delta_twist_cmds_unstamped',
-                                 self._on_unstamped_twist, JOG_QOS)
-        self.create_subscription(JointState, '~/delta_joint_cmds', self._on_joint_jog, JOG_QOS)
+                                 qos_profile_sensor_data, raw=True)
+        self._subscribe_input(TwistStamped, '~/delta_twist_cmds', self._take_twist, JOG_QOS)
+        self._subscribe_input(Twist, '~/delta_twist_cmds_unstamped', self._take_unstamped_twist,
+                              JOG_QOS)
+        self._subscribe_input(JointState, '~/delta_joint_cmds', self._take_joint_jog, JOG_QOS)
         if JointJog is not None:
-            self.create_subscription(JointJog, '~/delta_joint_jog_cmds', self._on_joint_jog_msg,
-                                     JOG_QOS)
+            self._subscribe_input(JointJog, '~/delta_joint_jog_cmds', self._take_joint_jog_msg,
+                                  JOG_QOS)
         self._periodic_timers = {name: self._create_timer(name) for name in TIMERS}
         self.add_pre_set_parameters_callback(as_declared_types)
         self.add_on_set_parameters_callback(self._validate_parameters)
@@ -282,59 +287,58 @@ class IkNode(Node):
                 SceneError) as error:
             self.get_logger().error(f'robot_description rejected: {error}')
 
-    def _on_joint_state(self, message: JointState) -> None:
-        """Keep the message as the newest of its publisher's joint set (used next cycle)."""
-        self._joint_states[tuple(message.name)] = (message, self._now())
+    def _on_joint_state(self, data: bytes) -> None:
+        """Keep the serialized message as the newest of its joint set (used next cycle)."""
+        self._joint_states.keep(data, self._now())
 
-    def _on_target_pose(self, message: PoseStamped) -> None:
-        """Keep a full-pose target."""
-        self._keep_input(lambda: self._set_target(
-            message.header.frame_id, *pose_components(message.pose), 'pose'))
+    def _subscribe_input(self, message_type: Type, topic: str, handler: 'InputHandler',
+                         qos: QoSProfile) -> None:
+        """
+        Subscribe ``topic``, keeping its newest message serialized for the next cycle.
 
-    def _on_planar_goal(self, message: PoseStamped) -> None:
-        """Keep a planar goal (RViz 2D Goal Pose), read per planar_goal_mode."""
-        self._keep_input(lambda: self._set_target(
-            message.header.frame_id, *pose_components(message.pose), 'planar'))
+        Only the newest target or jog drives the arm (each preempts the one before), so a
+        flood of them costs one assignment per message and one deserialization and
+        validation per cycle; ``handler(message, receive_time)`` runs in the cycle.
+        """
+        def keep(data: bytes) -> None:
+            self._pending_input = (handler, message_type, data, self._now())
+        self.create_subscription(message_type, topic, keep, qos, raw=True)
 
-    def _on_target_point(self, message: PointStamped) -> None:
-        """Keep a point target (orientation free or held, per point_orientation)."""
+    def _take_target_pose(self, message: PoseStamped, _: float) -> List[Notice]:
+        """Hand over a full-pose target."""
+        return self._set_target(message.header.frame_id, *pose_components(message.pose),
+                                'pose')
+
+    def _take_planar_goal(self, message: PoseStamped, _: float) -> List[Notice]:
+        """Hand over a planar goal (RViz 2D Goal Pose), read per planar_goal_mode."""
+        return self._set_target(message.header.frame_id, *pose_components(message.pose),
+                                'planar')
+
+    def _take_target_point(self, message: PointStamped, _: float) -> List[Notice]:
+        """Hand over a point target (orientation free or held, per point_orientation)."""
         point = message.point
-        self._keep_input(lambda: self._set_target(
-            message.header.frame_id, (point.x, point.y, point.z), None, 'point'))
+        return self._set_target(message.header.frame_id, (point.x, point.y, point.z), None,
+                                'point')
 
-    def _on_twist(self, message: TwistStamped) -> None:
-        """Keep a jog twist in its header's frame (empty: twist_frame)."""
-        now = self._now()
-        self._keep_input(lambda: self._controller.set_twist(
-            message.header.frame_id, vector(message.twist.linear),
-            vector(message.twist.angular), now))
+    def _take_twist(self, message: TwistStamped, receive_time: float) -> List[Notice]:
+        """Hand over a jog twist in its header's frame (empty: twist_frame)."""
+        return self._controller.set_twist(message.header.frame_id,
+                                          vector(message.twist.linear),
+                                          vector(message.twist.angular), receive_time)
 
-    def _on_unstamped_twist(self, message: Twist) -> None:
-        """Keep a jog twist in twist_frame (teleop_twist_keyboard, teleop_twist_joy)."""
-        now = self._now()
-        self._keep_input(lambda: self._controller.set_twist(
-            '', vector(message.linear), vector(message.angular), now))
+    def _take_unstamped_twist(self, message: Twist, receive_time: float) -> List[Notice]:
+        """Hand over a jog twist in twist_frame (teleop_twist_keyboard, teleop_twist_joy)."""
+        return self._controller.set_twist('', vector(message.linear), vector(message.angular),
+                                          receive_time)
 
-    def _on_joint_jog(self, message: JointState) -> None:
-        """Keep joint velocities by name (JointState: name and velocity)."""
-        now = self._now()
-        self._keep_input(lambda: self._controller.set_joint_jog(
-            message.name, message.velocity, now))
+    def _take_joint_jog(self, message: JointState, receive_time: float) -> List[Notice]:
+        """Hand over joint velocities by name (JointState: name and velocity)."""
+        return self._controller.set_joint_jog(message.name, message.velocity, receive_time)
 
-    def _on_joint_jog_msg(self, message) -> None:
-        """Keep a control_msgs/JointJog's velocities by name."""
-        now = self._now()
-        self._keep_input(lambda: self._controller.set_joint_jog(
-            message.joint_names, message.velocities, now))
-
-    def _keep_input(self, take: Callable[[], List[Notice]]) -> None:
-        """
-        Keep the newest target or jog; the next control cycle hands it to the controller.
-
-        Only the newest input drives the arm (each preempts the one before), so a flood of
-        them costs one closure per message and one validation per cycle.
-        """
-        self._pending_input = take
+    def _take_joint_jog_msg(self, message, receive_time: float) -> List[Notice]:
+        """Hand over a control_msgs/JointJog's velocities by name."""
+        return self._controller.set_joint_jog(message.joint_names, message.velocities,
+                                              receive_time)
 
     def _set_target(self, frame_id: str, position, quaternion, kind: str) -> List[Notice]:
         """Hand a target to the controller; return what to log."""
@@ -343,13 +347,13 @@ class IkNode(Node):
     def _take_inputs(self) -> None:
         """Hand the newest joint states (per joint set) and the newest input to the controller."""
         controller = self._controller
-        for message, receive_time in self._joint_states.values():
+        for message, receive_time in self._joint_states.take():
             self._log(controller.update_joint_state(message.name, message.position,
                                                     receive_time))
-        self._joint_states.clear()
         if self._pending_input is not None:
-            take, self._pending_input = self._pending_input, None
-            self._log(take())
+            (handler, message_type, data, receive_time), self._pending_input = (
+                self._pending_input, None)
+            self._log(handler(deserialize_message(data, message_type), receive_time))
 
     # ------------------------------------------------------------ parameters
     def _validate_parameters(self, parameters: List[Parameter]) -> SetParametersResult:
@@ -400,7 +404,8 @@ class IkNode(Node):
         self._take_inputs()
         result = self._controller.cycle(self._now())
         self._log(list(result.notices))
-        if result.manipulability is not None:
+        if (result.manipulability is not None
+                and self._manipulability_publisher.get_subscription_count()):
             self._manipulability_publisher.publish(Float64(data=result.manipulability))
         if result.command is not None:
             self._publish_command(result.command)
@@ -412,7 +417,9 @@ class IkNode(Node):
             self._epoch_ns))
 
     def _publish_markers(self) -> None:
-        """Publish the target and the manipulability ellipsoid at the measured tip."""
+        """Publish the target and the manipulability ellipsoid at the measured tip (if heard)."""
+        if not self._marker_publisher.get_subscription_count():
+            return  # nobody draws them (RViz subscribes when its MarkerArray display is on)
         state = self._controller.marker_state() if self._controller is not None else None
         if state is None:
             return

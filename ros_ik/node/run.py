@@ -26,6 +26,7 @@ context. A stop requested during start-up ends the process right after the node 
 from typing import Callable, List, Optional, Tuple, Type
 
 import rclpy
+from rclpy.context import Context
 from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
@@ -34,9 +35,9 @@ from ros_ik.node import stop_signals
 SPIN_PERIOD = 0.05  # s: the longest a stop request waits for the spin loop
 
 
-def create_executor() -> Tuple[Executor, str]:
+def create_executor(context: Optional[Context] = None) -> Tuple[Executor, str]:
     """
-    Return the executor to spin with and a line saying which it is.
+    Return the executor to spin with (of ``context``, default: rclpy's) and a line naming it.
 
     ``rclpy.experimental.EventsExecutor`` where the distro has it (Kilted on; Jazzy's rclpy
     7.1 does not): its C++ event queue costs a fraction of the wait set the
@@ -46,9 +47,10 @@ def create_executor() -> Tuple[Executor, str]:
     try:
         from rclpy.experimental import EventsExecutor
     except ImportError:
-        return SingleThreadedExecutor(), ('executor: SingleThreadedExecutor (this rclpy has '
-                                          'no rclpy.experimental.EventsExecutor)')
-    return EventsExecutor(), 'executor: rclpy.experimental.EventsExecutor'
+        return SingleThreadedExecutor(context=context), (
+            'executor: SingleThreadedExecutor (this rclpy has no '
+            'rclpy.experimental.EventsExecutor)')
+    return EventsExecutor(context=context), 'executor: rclpy.experimental.EventsExecutor'
 
 
 def run_node(create_node: Callable[[], Node], logger_name: str,

@@ -37,6 +37,7 @@ from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter as RosParameter
+from ros_ik.node.run import create_executor
 
 
 PACKAGE_NAME = 'ros_ik'
@@ -166,18 +167,22 @@ class RosPeer:
     """An rclpy node in the test process, in its own context (and the test's domain)."""
 
     def __init__(self, name: str = 'test_peer',
-                 interrupt: Optional[threading.Event] = None) -> None:
+                 interrupt: Optional[threading.Event] = None,
+                 node_executor: bool = False) -> None:
         """
         Create a fresh context, node and executor.
 
         ``interrupt``: once set (by a signal handler), every spin raises
-        ``KeyboardInterrupt``: a stop request acted on at a safe point.
+        ``KeyboardInterrupt``: a stop request acted on at a safe point. ``node_executor``:
+        spin with the node's executor (EventsExecutor where the distro has it; a benchmark
+        peer publishing at 1 kHz) instead of the SingleThreadedExecutor.
         """
         self.interrupt = interrupt
         self.context = Context()
         rclpy.init(context=self.context)
         self.node: Node = rclpy.create_node(name, context=self.context)
-        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor = (create_executor(self.context)[0] if node_executor
+                         else SingleThreadedExecutor(context=self.context))
         self.executor.add_node(self.node)
 
     def spin_for(self, seconds: float) -> None:

@@ -34,7 +34,8 @@ from ros_ik.collision.robot_geometry import robot_geometry
 from ros_ik.collision.scene import parse_scene, SceneError
 from ros_ik.collision.shapes import (capsule_around, GeometryError, resolve_mesh_path,
                                      search_path_packages)
-from ros_ik.collision.velocity_damper import constrained_velocity
+from ros_ik.collision.velocity_damper import (constrained_velocity, damped_velocity,
+                                              damper_rows, DamperRule)
 from ros_ik.control.arm import ControlledArm
 from ros_ik.control.collision_guard import CollisionGuard
 from ros_ik.control.controller import IkController
@@ -292,6 +293,37 @@ def test_the_point_jacobian_matches_finite_differences():
         expected = np.column_stack([(moved(q + h * e) - moved(q - h * e)) / (2.0 * h)
                                     for e in np.eye(len(q))])
         assert checker.point_jacobian(q, body, point) == pytest.approx(expected, abs=1e-6)
+
+
+@needs_example_robots
+def test_the_lazy_damper_equals_the_damper_with_every_row():
+    """
+    Check rows built only where they may bind give the solution with every pair's row.
+
+    UR5 over the floor, random configurations near it and random velocities (from rest to
+    2 rad/s): the velocity, and the pairs at or near the stop distance, agree.
+    """
+    _, model, _, _ = example_model('ur5')
+    checker = CollisionChecker(model, 0.005, 0.01)
+    rule = DamperRule(0.02, 0.15, 0.26, checker.padding)
+    certain_above = 0.022
+    rng = np.random.default_rng(11)
+    home = np.array([0.0, -1.57, 1.57, -1.57, -1.57, 0.0])
+    lazy_rows = all_rows = 0
+    for _ in range(150):
+        q = home + rng.uniform(-1.0, 1.0, 6)
+        qdot = rng.uniform(-1.0, 1.0, 6) * rng.choice([0.0, 1e-3, 0.1, 2.0])
+        J = rng.normal(size=(6, 6))
+        H = J.T @ J + 0.01 * np.eye(6)
+        x, contacts = damped_velocity(checker, q, qdot, H, rule, certain_above)
+        every = checker.contacts(q, rule.slowdown_distance)
+        A, b = damper_rows(checker, q, every, rule)
+        expected = constrained_velocity(qdot, H, A, b)
+        assert x == pytest.approx(expected, abs=1e-9)
+        near = {contact.pair for contact in every if contact.distance <= certain_above}
+        assert near <= {contact.pair for contact in contacts}
+        lazy_rows, all_rows = lazy_rows + len(contacts), all_rows + len(every)
+    assert all_rows > 0 and lazy_rows < all_rows  # rows were needed, and some were not
 
 
 def test_scene_without_robot_geometry_checks_nothing():
