@@ -39,10 +39,10 @@ def create_executor(context: Optional[Context] = None) -> Tuple[Executor, str]:
     """
     Return the executor to spin with (of ``context``, default: rclpy's) and a line naming it.
 
-    ``rclpy.experimental.EventsExecutor`` where the distro has it (Kilted on; Jazzy's rclpy
-    7.1 does not): its C++ event queue costs a fraction of the wait set the
-    ``SingleThreadedExecutor`` rebuilds for every callback, which dominates the node's CPU
-    under a 1 kHz joint_states stream.
+    ``rclpy.experimental.EventsExecutor`` where the distro has it (Jazzy's rclpy 7.1.6 and
+    Kilted do; the SingleThreadedExecutor otherwise): its C++ event queue costs a fraction
+    of the wait set the ``SingleThreadedExecutor`` rebuilds for every callback, which
+    dominates the node's CPU under a 1 kHz joint_states stream.
     """
     try:
         from rclpy.experimental import EventsExecutor

@@ -41,7 +41,8 @@ With ``strict`` it faults like a real controller: a command whose velocity or ac
 from the previous commands, over their times (JointState: the header stamp;
 JointTrajectory: the setpoint the emulated controller samples, its own velocity and
 acceleration; Float64MultiArray carries no timing: the receive time, whose jitter makes an
-acceleration meaningless, so only its velocity is checked), exceeds a limit by more than
+acceleration meaningless, so only its velocity is checked, over 50-100 ms),
+exceeds a limit by more than
 ``strict_tolerance`` logs an ERROR, stops the arm where it is (the reference is dropped),
 counts the fault on ``~/faults`` (latched UInt32) and ignores commands for at least
 ``fault_hold`` s and until a command starts at the arm's position again (as libfranka
@@ -77,6 +78,8 @@ FAULT_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                        durability=DurabilityPolicy.TRANSIENT_LOCAL)
 # Commands extrapolate with their velocity for at most this long (s) when none follows.
 MAX_EXTRAPOLATION = 0.1
+# Strict mode, untimed commands: the velocity over at least this long [s].
+UNTIMED_SPAN = 0.05
 # After a fault, a command this close to the arm's position (rad or m) restarts it.
 RESTART_TOLERANCE = 1e-3
 
@@ -134,7 +137,7 @@ class SimArm(Node):
         self._command = self.q.copy()
         self._command_velocity = np.zeros(self.chain.n_joints)
         self._command_time = self._now()
-        self._recent: List[tuple] = []  # (stamp, positions) of the last 3 commands (strict)
+        self._recent: List[tuple] = []  # (stamp, positions) of the last commands (strict)
         self.fault_count = 0
         self._faulted_until = -np.inf
         self._faulted = False
@@ -207,16 +210,33 @@ class SimArm(Node):
             command, command_velocity, stamp)
 
     def _accepts(self, stamp: float, command: np.ndarray, timed: bool) -> bool:
-        """Strict mode: check the command's velocity and acceleration; fault if beyond."""
-        recent = [entry for entry in self._recent if entry[0] < stamp][-2:]
+        """
+        Strict mode: check the command's velocity and acceleration; fault if beyond.
+
+        Timed commands: divided differences of the last three over their stamps. Untimed
+        ones (receive times): only the velocity, from the newest command at least
+        ``UNTIMED_SPAN`` s older (over at most ``2 UNTIMED_SPAN``, as a controller holding
+        its last command sees it), so that messages delivered together after a delay do not
+        read as a jump while a real jump still does.
+        """
+        recent = [entry for entry in self._recent if entry[0] < stamp]
+        if timed:
+            recent = recent[-2:]
+        else:
+            older = [index for index, entry in enumerate(recent)
+                     if entry[0] <= stamp - UNTIMED_SPAN]
+            recent = recent[older[-1] if older else 0:]
         recent.append((stamp, command))
         self._recent = recent
         tolerance = 1.0 + self.get_parameter('strict_tolerance').value
         times = np.array([entry[0] for entry in recent])
         positions = np.array([entry[1] for entry in recent])
+        if not timed:
+            times = np.array([max(times[0], stamp - 2.0 * UNTIMED_SPAN), stamp])
+            positions = positions[[0, -1]]
         for order, limit, kind in ((1, self.limits.velocity, 'velocity'),
                                    (2, self.limits.acceleration, 'acceleration')):
-            if len(recent) <= order or (order == 2 and not timed):
+            if len(times) <= order or (order == 2 and not timed):
                 continue
             needed = np.abs(divided_differences(times, positions, order)[-1])
             joint = int(np.argmax(needed / limit))

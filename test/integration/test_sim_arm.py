@@ -26,7 +26,7 @@ from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import pose_error
 from ros_ik.node.messages import pose_message
 from sensor_msgs.msg import JointState
-from std_msgs.msg import UInt32
+from std_msgs.msg import Float64MultiArray, UInt32
 from visualization_msgs.msg import Marker, MarkerArray
 
 COMMAND_TOPICS = {'joint_state': 'joint_commands', 'joint_trajectory': 'joint_trajectory',
@@ -157,3 +157,38 @@ def test_joint_trajectory_through_jitter_lost_messages_and_a_stall(peer, process
         loop.sim.output()[-3000:]
     if fault == 'stall':
         assert 'control loop stalled' in loop.ik.output()
+
+
+def test_strict_arm_takes_bunched_arrays_and_faults_on_a_jump(peer, processes, tmp_path):
+    """
+    Check the strict arm's Float64MultiArray check: delivery bunching is no fault, a jump is.
+
+    Arrays 10 ms of motion apart (half the velocity limit) published in pairs every 20 ms
+    (one receive interval near zero each time): no fault; then one array 0.5 rad ahead
+    (at least 5 rad/s over the 50-100 ms checked; limit 2.175, tolerance 2x): fault 1.
+    """
+    home = np.array(PANDA.home)
+    sim = processes.start('sim_arm', {**PANDA_MODEL, 'strict': True,
+                                      'initial_positions': '[' + ', '.join(
+                                          str(v) for v in home) + ']',
+                                      'strict_tolerance': STRICT_TOLERANCE[
+                                          'float64_multi_array']},
+                          str(tmp_path / 'sim.log'), ['-r', 'commands:=/test/commands'])
+    faults = []
+    peer.node.create_subscription(UInt32, '/sim_arm/faults', faults.append, LATCHED)
+    arrays = peer.node.create_publisher(Float64MultiArray, '/test/commands',
+                                        QoSProfile(depth=10,
+                                                   reliability=ReliabilityPolicy.RELIABLE))
+    assert peer.spin_until(lambda: arrays.get_subscription_count() > 0 and faults, 20.0)
+    step = 0.5 * 2.175 * 0.01  # rad per 10 ms at half joint 1's velocity limit
+    q = home.copy()
+    for _ in range(30):
+        for _ in range(2):
+            q[0] += step
+            arrays.publish(Float64MultiArray(data=[float(v) for v in q]))
+        peer.spin_for(0.02)
+    assert faults[-1].data == 0, sim.output()[-2000:]
+    q[0] += 0.5
+    arrays.publish(Float64MultiArray(data=[float(v) for v in q]))
+    assert peer.spin_until(lambda: faults[-1].data == 1, 10.0), sim.output()[-2000:]
+    assert 'command needs velocity' in sim.output()
