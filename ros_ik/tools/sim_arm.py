@@ -215,8 +215,8 @@ class SimArm(Node):
 
         Timed commands: divided differences of the last three over their stamps. Untimed
         ones (receive times): only the velocity, from the newest command at least
-        ``UNTIMED_SPAN`` s older (over at most ``2 UNTIMED_SPAN``, as a controller holding
-        its last command sees it), so that messages delivered together after a delay do not
+        ``UNTIMED_SPAN`` s older, over a time clamped to ``[1, 2] UNTIMED_SPAN`` (a stream's
+        first commands included), so that messages delivered together after a delay do not
         read as a jump while a real jump still does.
         """
         recent = [entry for entry in self._recent if entry[0] < stamp]
@@ -231,8 +231,9 @@ class SimArm(Node):
         tolerance = 1.0 + self.get_parameter('strict_tolerance').value
         times = np.array([entry[0] for entry in recent])
         positions = np.array([entry[1] for entry in recent])
-        if not timed:
-            times = np.array([max(times[0], stamp - 2.0 * UNTIMED_SPAN), stamp])
+        if not timed and len(recent) > 1:
+            times = np.array([np.clip(times[0], stamp - 2.0 * UNTIMED_SPAN,
+                                      stamp - UNTIMED_SPAN), stamp])
             positions = positions[[0, -1]]
         for order, limit, kind in ((1, self.limits.velocity, 'velocity'),
                                    (2, self.limits.acceleration, 'acceleration')):
