@@ -57,7 +57,6 @@ def warm_up_collision_kernels() -> float:
     checker.first_contact(*generator.samples(MotionState.at_rest(np.zeros(1)), np.ones(1),
                                              model.motion_weights, 0.01, 10000))
     q = np.array([1.2])
-    checker.contacts(q, 1.0)
     damped_velocity(checker, q, np.ones(1), np.eye(1), DamperRule(0.02, 1.0, 0.5, 0.0), 0.02)
     return time.perf_counter() - start
 

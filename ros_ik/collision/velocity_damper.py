@@ -101,16 +101,18 @@ def damped_velocity(checker: CollisionChecker, q: np.ndarray, qdot: np.ndarray,
     settled = np.zeros(len(candidates), dtype=bool)  # has its row, or is out of reach
     A, b = np.zeros((0, len(q))), np.zeros(0)
     x = np.asarray(qdot, dtype=float).copy()
+
+    def unproven() -> np.ndarray:
+        """Return the pairs without a row that the bound does not prove at ``x``."""
+        return np.flatnonzero(~settled & ((lower <= certain_above)
+                                          | (weights @ np.abs(x) > -rule.bound(lower))))
     while True:
-        open_pairs = ~settled & ((lower <= certain_above)
-                                 | (weights @ np.abs(x) > -rule.bound(lower)))
-        unmeasured = [i for i in np.flatnonzero(open_pairs) if measured[i] is None]
-        for i, contact in zip(unmeasured,
-                              checker.exact_many(q, candidates[unmeasured])):
-            measured[i], lower[i] = contact, contact.distance
-            settled[i] = contact.distance >= within  # beyond the slow-down distance
-        need_row = np.flatnonzero(~settled & ((lower <= certain_above)
-                                              | (weights @ np.abs(x) > -rule.bound(lower))))
+        unmeasured = [i for i in unproven() if measured[i] is None]
+        if unmeasured:
+            for i, contact in zip(unmeasured, checker.exact_many(q, candidates[unmeasured])):
+                measured[i], lower[i] = contact, contact.distance
+                settled[i] = contact.distance >= within  # beyond the slow-down distance
+        need_row = unproven()
         if not len(need_row):
             break
         rows, bounds = damper_rows(checker, q, [measured[i] for i in need_row], rule)

@@ -67,7 +67,7 @@ def joint_names_key(data: bytes) -> Optional[bytes]:
         pieces = [body[offset:offset + 4]]
         end = offset + 4
         for _ in range(count):
-            start = (end + 3) & ~3  # each string's length is uint32-aligned
+            start = _aligned(end)  # each string's length is a uint32
             (length,) = uint32.unpack_from(body, start)
             end = start + 4 + length
             pieces.append(body[start:end])

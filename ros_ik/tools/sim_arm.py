@@ -41,13 +41,12 @@ With ``strict`` it faults like a real controller: a command whose velocity or ac
 from the previous commands, over their times (JointState: the header stamp;
 JointTrajectory: the setpoint the emulated controller samples, its own velocity and
 acceleration; Float64MultiArray carries no timing: the receive time, whose jitter makes an
-acceleration meaningless, so only its velocity is checked, over 50-100 ms),
-exceeds a limit by more than
-``strict_tolerance`` logs an ERROR, stops the arm where it is (the reference is dropped),
-counts the fault on ``~/faults`` (latched UInt32) and ignores commands for at least
-``fault_hold`` s and until a command starts at the arm's position again (as libfranka
-requires the first command of a motion to match the robot's state). Topic names are
-relative: remap them to the controller topics the IK node publishes.
+acceleration meaningless, so only its velocity is checked, over 50-100 ms), exceeds a
+limit by more than ``strict_tolerance`` logs an ERROR, stops the arm where it is (the
+reference is dropped), counts the fault on ``~/faults`` (latched UInt32) and ignores
+commands for at least ``fault_hold`` s and until a command starts at the arm's position
+again (as libfranka requires the first command of a motion to match the robot's state).
+Topic names are relative: remap them to the controller topics the IK node publishes.
 """
 
 from collections import deque
