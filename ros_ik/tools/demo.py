@@ -16,15 +16,15 @@
 Closed-loop demo: the simulated arm and the IK node as real processes over DDS (loopback).
 
 Sends a scripted sequence of targets (reachable poses, a stretch to a singular pose, an
-unreachable target, a position-only goal) to the IK node (servo mode: damped Cartesian
-steps, where the singularity handling shows) driving a strict simulated arm
-(it faults, like a real controller, on a command beyond its velocity or acceleration
-limits), prints progress and a table per target (with the peak commanded velocity and
-acceleration over the limits, from the command stamps), and writes a PNG of
+unreachable target, a position-only goal, jogs, a table with a target under it) to the IK
+node (servo mode: damped Cartesian steps, where the singularity handling shows) driving a
+strict simulated arm (it faults, like a real controller, on a command beyond its velocity
+or acceleration limits), prints progress and a table per target (with the peak commanded
+velocity and acceleration over the limits, from the command stamps), and writes a PNG of
 manipulability, damping, joint speeds and accelerations over time, with the singular
 stretch replayed offline by an undamped pseudo-inverse for contrast. Exit code 0 when every
-reachable target was reached, the unreachable one reported as such and the arm never
-faulted.
+reachable target was reached, the unreachable one reported as such, the jog onto the table
+stopped, the target under it refused and the arm never faulted.
 """
 
 import argparse
@@ -100,6 +100,7 @@ class Outcome:
     lowest_manipulability: float
     highest_damping: float
     refused: bool = False  # reported as refused (its motion would collide)
+    report: str = ''  # the node's status message at the segment's end
 
 
 class DemoDriver:
@@ -256,7 +257,8 @@ class DemoDriver:
         position_error, orientation_error = self.errors(segment)
         outcome = self._outcome(segment, first_sample, time_to_reach, reported, position_error,
                                 orientation_error)
-        return replace(outcome, refused=reported and 'refused' in self.status.message)
+        return replace(outcome, refused=reported and 'refused' in self.status.message,
+                       report=self.status.message if self.status is not None else '')
 
     def _jog(self, segment: Segment) -> tuple:
         """
@@ -309,14 +311,7 @@ def format_table(outcomes: List[Outcome]) -> str:
              f'{"target":<28}{"expect":>8}{"result":>14}{"pos err m":>11}{"rot err":>9}'
              f'{"t reach s":>10}{"peak v":>8}{"peak a":>8}{"min w":>10}{"max lam":>9}']
     for outcome in outcomes:
-        if outcome.reached and outcome.segment.stops:
-            result = 'stopped'
-        elif outcome.refused:
-            result = 'refused'
-        elif outcome.reached:
-            result = 'reached'
-        else:
-            result = 'unreachable' if outcome.reported_unreachable else 'NOT reached'
+        result = outcome_result(outcome)
         reach_time = f'{outcome.time_to_reach:.2f}' if outcome.time_to_reach else '-'
         lines.append(f'{outcome.segment.label:<28}'
                      f'{expectation(outcome.segment):>8}{result:>14}'
@@ -327,16 +322,32 @@ def format_table(outcomes: List[Outcome]) -> str:
     return '\n'.join(lines)
 
 
+# The result each expectation asks for.
+EXPECTED_RESULTS = {'reach': 'reached', 'stop': 'stopped', 'refuse': 'refused',
+                    'fail': 'unreachable'}
+
+
 def expectation(segment: Segment) -> str:
-    """Return what a segment should do: reach, stop (at an obstacle) or fail."""
+    """Return what a segment should do: reach, stop (at an obstacle), be refused or fail."""
     if segment.stops:
         return 'stop'
+    if segment.refused:
+        return 'refuse'
     return 'reach' if segment.reachable else 'fail'
 
 
+def outcome_result(outcome: Outcome) -> str:
+    """Return what a segment did: reached, stopped, refused, unreachable or NOT reached."""
+    if outcome.reached:
+        return 'stopped' if outcome.segment.stops else 'reached'
+    if outcome.refused:
+        return 'refused'
+    return 'unreachable' if outcome.reported_unreachable else 'NOT reached'
+
+
 def demo_succeeded(outcomes: List[Outcome]) -> bool:
-    """Return whether reachable targets were reached and unreachable ones reported."""
-    return all(outcome.reached if outcome.segment.reachable else outcome.reported_unreachable
+    """Return whether every segment did what it should (reached, stopped, refused, failed)."""
+    return all(outcome_result(outcome) == EXPECTED_RESULTS[expectation(outcome.segment)]
                for outcome in outcomes)
 
 
@@ -449,8 +460,8 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int) ->
                 jog = (driver.latest_q.copy(), segment)
             outcome = driver.run_segment(segment, timeout)
             outcomes.append(outcome)
-            print((' stopped' if segment.stops else ' reached') if outcome.reached else
-                  (' reported unreachable' if outcome.reported_unreachable else ' timed out'))
+            print(' ' + outcome_result(outcome)
+                  + (f' ("{outcome.report}")' if outcome.refused else ''))
     finally:
         peer.close()
         for process in processes:

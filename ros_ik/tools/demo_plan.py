@@ -19,7 +19,7 @@ Targets are derived from the arm itself, so any URDF works: poses near the home 
 near-singular configuration found near them (the "stretch", sigma_min a quarter of the
 damping threshold), a point twice the arm's reach away (unreachable), a position-only goal,
 a jog: a constant twist driving the tool straight through a singular configuration, and a
-table put under the tool (a run-time scene) with a jog down onto it.
+table put under the tool (a run-time scene) with a jog down onto it and a target under it.
 """
 
 from dataclasses import dataclass, replace
@@ -44,6 +44,7 @@ TABLE_DROP = 0.12  # m from the tool down to the demo table's top
 TABLE_SIZE = (0.3, 0.3, 0.04)  # m
 TABLE_JOG_SPEED = 0.05  # m/s straight down
 TABLE_JOG_SECONDS = 4.0  # 0.2 m commanded, the table is 0.12 m down
+UNDER_TABLE = 0.08  # m from the table's underside down to the target under it
 EMPTY_SCENE = 'objects: []\n'
 
 
@@ -60,6 +61,7 @@ class Segment:
     q_singular: Optional[np.ndarray] = None  # the singular configuration a jog crosses
     scene: str = ''  # a collision scene (YAML) to publish before the segment
     stops: bool = False  # a jog that must stop at an obstacle short of its distance
+    refused: bool = False  # a target the node must refuse: its motion would collide
 
 
 def clipped_inside_limits(kinematics: ChainKinematics, q: np.ndarray) -> np.ndarray:
@@ -120,11 +122,13 @@ def plan_segments(kinematics: ChainKinematics, home: np.ndarray,
 
 def table_segments(T_base_tool: np.ndarray, task_rows: Tuple[int, ...]) -> List[Segment]:
     """
-    Return a table put under the tool and a jog onto it (full-pose arms only).
+    Return a table put under the tool, a jog onto it and a target under it (full-pose arms).
 
     The table's top lies ``TABLE_DROP`` m below the tool position of ``T_base_tool``
     (where the previous segment left it). A jog straight down must stop at the table
-    (``collision_stop_distance`` above it).
+    (``collision_stop_distance`` above it); then a target ``UNDER_TABLE`` m below the
+    table's underside, the same orientation, must be refused with the table named (the
+    servo heads straight down into it and stays stopped short of it).
     """
     if len(task_rows) < 6:  # full-pose arms; the 5-joint and planar arms' runs stay as they were
         return []
@@ -134,9 +138,12 @@ def table_segments(T_base_tool: np.ndarray, task_rows: Tuple[int, ...]) -> List[
     scene = ('objects:\n'
              f'  - {{name: table, type: box, size: [{width}, {depth}, {thickness}], '
              f'pose: {{xyz: [{x:.6f}, {y:.6f}, {top - thickness / 2:.6f}]}}}}\n')
+    T_under = T_base_tool.copy()
+    T_under[2, 3] = top - thickness - UNDER_TABLE
     return [Segment('jog onto the table', T_base_tool, False, True,
                     jog_velocity=np.array([0.0, 0.0, -TABLE_JOG_SPEED]),
-                    jog_seconds=TABLE_JOG_SECONDS, scene=scene, stops=True)]
+                    jog_seconds=TABLE_JOG_SECONDS, scene=scene, stops=True),
+            Segment('target under the table', T_under, False, False, refused=True)]
 
 
 def jog_segments(kinematics: ChainKinematics, solver: IkSolver, q_near: np.ndarray,

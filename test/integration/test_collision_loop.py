@@ -20,6 +20,8 @@ checked independently with Pinocchio + coal on the meshes. Skipped without
 example-robot-data.
 """
 
+from dataclasses import replace
+
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped, TwistStamped
 import numpy as np
@@ -31,6 +33,7 @@ from ros_ik.collision.scene import parse_scene
 from ros_ik.collision.shapes import search_path_packages
 from ros_ik.kinematics.bundled_arms import bundled_joint_limits_path
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.kinematics.ik_solver import IkSolver
 from ros_ik.kinematics.transforms import pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_file
 from ros_ik.node.messages import pose_message
@@ -62,7 +65,7 @@ class CollisionLoop:
     """sim_arm (strict) and ik_node on the example UR5 with a floor; what the test sees."""
 
     def __init__(self, peer: RosPeer, processes: ProcessGroup, folder,
-                 scene_text: str = FLOOR, ik: dict = None) -> None:
+                 scene_text: str = FLOOR, ik: dict = None, start: np.ndarray = START) -> None:
         """Start both processes (owned by ``processes`` from their start)."""
         self.arm = example_arm('ur5')
         self.chain = load_urdf_file(self.arm.urdf_path, self.arm.base_link, self.arm.tip_link)
@@ -72,7 +75,7 @@ class CollisionLoop:
         model = {'robot_description_file': self.arm.urdf_path,
                  'base_link': self.arm.base_link, 'tip_link': self.arm.tip_link,
                  'joint_limits_file': bundled_joint_limits_path('ur5')}  # same joint names
-        start = '[' + ', '.join(repr(float(v)) for v in START) + ']'
+        start = '[' + ', '.join(repr(float(v)) for v in start) + ']'
         self.processes = []
         self.commands, self.status, self.faults = [], None, []
         self.peer = peer
@@ -154,6 +157,47 @@ def test_targets_below_the_floor_are_refused_and_free_ones_reached_without_conta
         colliding = [q for q in loop.commands[::5] + loop.commands[-1:]
                      if reference.colliding(q)]
         assert colliding == []
+        assert loop.faults[-1] == 0
+    finally:
+        loop.close()
+
+
+# Low over the floor; the nearest solution of FLOOR_CROSSING_GOAL's pose is reached by a
+# straight joint motion that swings wrist_3_link through the floor (found by a seeded search).
+LOW_START = np.array([-2.564, -1.194, 2.241, -1.394, -2.316, 2.739])
+FLOOR_CROSSING_GOAL = np.array([-3.354, -0.709, 1.55, -3.898, -0.718, 1.551])
+
+
+def test_a_target_whose_straight_path_crosses_the_floor_is_reached_another_way_or_refused(
+        peer, processes, tmp_path):
+    """
+    Check the node does not take the nearest solution's motion through the floor.
+
+    Both ends are free and the nearest solution from the start is the goal configuration
+    (checked here first with ros_ik's solver and the reference): the node must reach the
+    pose by another solution, or refuse it naming a pair; no command collides.
+    """
+    loop = CollisionLoop(peer, processes, tmp_path, start=LOW_START)
+    try:
+        reference = ReferenceCollisions(loop.arm.urdf_path, loop.arm.srdf_path,
+                                        mesh_search_folder(), loop.chain.joint_names)
+        T_goal = loop.kinematics.tip_pose(FLOOR_CROSSING_GOAL)
+        options = replace(IkSolver(loop.kinematics).options, solution_choice='closest',
+                          time_budget=0.05)
+        nearest = IkSolver(loop.kinematics).solve(T_goal, LOW_START, options).q
+        assert np.abs(nearest - FLOOR_CROSSING_GOAL).max() < 0.01
+        assert reference.colliding(LOW_START) == reference.colliding(nearest) == []
+        crossing = [reference.colliding(LOW_START + s * (nearest - LOW_START))
+                    for s in np.linspace(0.0, 1.0, 80)]
+        assert any('floor' in pair for pairs in crossing for pair in pairs)
+        loop.send(T_goal)
+        assert peer.spin_until(lambda: loop.reached(T_goal) or loop.status.message.startswith(
+            'target refused'), 60.0), loop.status.message
+        if loop.reached(T_goal):
+            assert np.abs(loop.commands[-1] - nearest).max() > 0.1  # another solution
+        else:
+            assert ' into ' in loop.status.message
+        assert [q for q in loop.commands if reference.colliding(q)] == []
         assert loop.faults[-1] == 0
     finally:
         loop.close()

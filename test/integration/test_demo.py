@@ -23,14 +23,14 @@ import pytest
 from ros_ik.tools.node_processes import executable
 
 
-@pytest.mark.parametrize('arm, segments', [('ur5', 8), ('so101', 5)])
+@pytest.mark.parametrize('arm, segments', [('ur5', 9), ('so101', 5)])
 def test_demo_reaches_reachable_targets_within_speed_limits(tmp_path, ros_domain_id, arm,
                                                             segments):
     """
     Run the demo on an arm: its table, no fault of the strict arm, the plot.
 
-    The UR5 (the default) adds the jog segments and a table: a jog down onto it stops; the
-    5-joint arm runs on its position axes.
+    The UR5 (the default) adds the jog segments and a table: a jog down onto it stops, a
+    target under it is refused naming the table; the 5-joint arm runs on its position axes.
     """
     completed = subprocess.run(
         [executable('ros_ik_demo'), '--headless', '--arm', arm, '--output', str(tmp_path)],
@@ -42,15 +42,19 @@ def test_demo_reaches_reachable_targets_within_speed_limits(tmp_path, ros_domain
             if line[:28].strip() in ('reach pose A', 'stretch to near-singular',
                                      'leave it for pose B', 'unreachable (2x reach)',
                                      'position-only goal', 'to the jog start',
-                                     'jog through singular', 'jog onto the table')}
+                                     'jog through singular', 'jog onto the table',
+                                     'target under the table')}
     assert len(rows) == segments
     for label, columns in rows.items():
         expect, result, _, _, _, peak_speed, peak_acceleration, _, _ = columns
-        assert result == {'reach': 'reached', 'stop': 'stopped'}.get(expect, 'unreachable'), \
-            label
+        assert result == {'reach': 'reached', 'stop': 'stopped', 'refuse': 'refused'}.get(
+            expect, 'unreachable'), label
         assert float(peak_speed) <= 0.5 + 1e-9, label  # velocity_scale of the demo
         assert float(peak_acceleration) <= 1.0 + 1e-3, label  # from stamps, 3 decimals
     assert float(rows['stretch to near-singular'][-1]) > 0.0  # damping engaged
+    if 'target under the table' in rows:
+        assert 'refused ("target refused: the motion would bring ' in output
+        assert ' into table; ' in output
     assert os.path.getsize(tmp_path / f'ros_ik_demo_{arm}.png') > 10000
     assert 'simulated arm faults (commands beyond its velocity or acceleration limits): 0' in (
         output)
