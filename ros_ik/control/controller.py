@@ -71,6 +71,7 @@ from ros_ik.collision.collision_checker import Contact
 from ros_ik.control.arm import ControlledArm
 from ros_ik.control.collision_guard import CollisionGuard
 from ros_ik.control.command_history import CommandHistory
+from ros_ik.control.detours import DetourSearch
 from ros_ik.control.goal_modes import planar_goal_target, point_target
 from ros_ik.control.jogging import (describe, jog_goal, JogCommand, JogPath,
                                     joint_velocity_command)
@@ -114,6 +115,9 @@ DUPLICATE_SOLUTION = 1e-3
 # With collision checks the IK search gets this share of solve_time_budget; the motion
 # checks of its solutions take the rest (at least the nearest solution is checked).
 IK_BUDGET_SHARE = 0.5
+# When every straight motion is blocked, detours to this many of the nearest blocked
+# solutions are tried (ros_ik.control.detours), within solve_time_budget per cycle.
+DETOUR_GOALS = 3
 
 
 @dataclass(frozen=True)
@@ -235,6 +239,10 @@ class IkController:
         self._solved_sequence = -1
         self._solve_attempts = 0
         self._goal_q: Optional[np.ndarray] = None
+        self._final_goal: Optional[np.ndarray] = None  # the goal after a detour's via
+        # (start, solution, contact): solutions whose straight motion from start collides
+        self._blocked_goals: List[Tuple[np.ndarray, np.ndarray, Contact]] = []
+        self._detour: Optional[DetourSearch] = None
         self._goal_note = ''  # why the goal is not an exact solution ('' when it is)
         self._goal_reason = ''
         self._solve_values: Dict[str, object] = {}
@@ -722,15 +730,27 @@ class IkController:
         if target.sequence != self._solved_sequence:
             self._solved_sequence = target.sequence
             self._solve_attempts = 0
-            self._goal_q = None
+            self._goal_q = self._final_goal = self._detour = None
+            self._blocked_goals = []
             self._goal_note = ''
+        if self._final_goal is not None and self._at_rest_at(self._goal_q):
+            self._goal_q, self._final_goal = self._final_goal, None  # the detour's second leg
         if (self._goal_q is not None and self.collision is not None
                 and self._goal_q is not self._checked_goal):
             self._recheck_goal(notices)
         if self._goal_q is None and self._solve_attempts < SOLVE_ATTEMPTS:
             self._solve(target, mask, notices)
+        elif self._goal_q is None and self._blocked_goals and self._motion.is_at_rest():
+            self._search_detour()
         values = dict(self._solve_values, solve_attempts=self._solve_attempts)
         if self._goal_q is None:
+            searching = (self._solve_attempts >= SOLVE_ATTEMPTS and self._blocked_goals
+                         and (self._detour is None or not self._detour.exhausted))
+            if searching:
+                checked = (f' ({self._detour.tried} of {self._detour.total} checked)'
+                           if self._detour is not None else '')
+                return 'WARN', ('every straight motion to an IK solution is blocked; trying '
+                                f'detours{checked}'), Goal(None), values
             if self._solve_attempts >= SOLVE_ATTEMPTS and self._refusal is not None:
                 message = (f'target refused: the motion would bring {self._refusal.text()}; '
                            'holding until a new target')
@@ -742,7 +762,41 @@ class IkController:
             return 'ERROR', message, Goal(None), values
         if self._goal_note:
             return 'WARN', self._goal_note, Goal(self._goal_q), values
+        if self._final_goal is not None:
+            return 'OK', 'moving to the IK solution by a detour', Goal(self._goal_q), values
         return 'OK', 'moving to the IK solution', Goal(self._goal_q), values
+
+    def _at_rest_at(self, q: Optional[np.ndarray]) -> bool:
+        """Return whether the commanded motion is at rest at ``q``."""
+        return (q is not None and self._motion.is_at_rest()
+                and float(np.abs(self._motion.position - q).max()) <= DUPLICATE_SOLUTION)
+
+    def _search_detour(self) -> None:
+        """
+        Check detours to the nearest blocked solutions (the arm at rest), within the budget.
+
+        A free one becomes the goal: its via first (a checked motion), then the solution.
+        """
+        if self._detour is None:
+            start = self._motion.position
+            goals: List[np.ndarray] = []
+            for _, goal, _ in sorted(self._blocked_goals,
+                                     key=lambda entry: float(np.abs(entry[1] - start).sum())):
+                if len(goals) < DETOUR_GOALS and not any(
+                        np.abs(goal - other).max() < DUPLICATE_SOLUTION for other in goals):
+                    goals.append(goal)
+            self._detour = DetourSearch(start, goals)
+        generator = self._generator()
+        found = self._detour.search(
+            lambda via: self.collision.goal_contact(generator, self._motion, via),
+            lambda via, goal: self.collision.goal_contact(generator, MotionState.at_rest(via),
+                                                          goal),
+            time.perf_counter() + self.settings.solve_time_budget)
+        if found is not None:
+            self._goal_q, self._final_goal = found
+            self._checked_goal = self._goal_q
+        elif self._detour.blocked is not None and self._refusal is None:
+            self._refusal = self._detour.blocked
 
     def _solve(self, target: Target, mask: Tuple[bool, ...], notices: List[Notice]) -> None:
         """Solve the target once, seeded at the commanded joints (a new seed per attempt)."""
@@ -792,7 +846,8 @@ class IkController:
             return
         notices.append(Notice('warn', 'target:collision', 'the motion to the IK solution '
                               f'would now bring {contact.text()}; solving again'))
-        self._goal_q = None
+        self._goal_q = self._final_goal = None
+        self._refusal = contact
 
     def _free_goal(self, solutions: Sequence[np.ndarray], notices: List[Notice],
                    deadline: float) -> Optional[np.ndarray]:
@@ -808,22 +863,39 @@ class IkController:
         if self.collision is None:
             return goals[0]
         tried: List[np.ndarray] = []
+        checks = 0
         contact = None
         for goal in goals:
             if any(np.abs(goal - other).max() < DUPLICATE_SOLUTION for other in tried):
                 continue
-            if len(tried) == MAX_CHECKED_SOLUTIONS or (tried and time.perf_counter() > deadline):
+            if checks == MAX_CHECKED_SOLUTIONS or (checks and time.perf_counter() > deadline):
                 break
             tried.append(goal)
+            contact = self._known_blocked(goal)
+            if contact is not None:
+                continue
+            checks += 1
             contact = self.collision.goal_contact(self._generator(), self._motion, goal)
             if contact is None:
                 self._checked_goal = goal
                 return goal
+            self._blocked_goals.append((seed.copy(), goal, contact))
         self._refusal = contact
         self._goal_reason = f'the motion would bring {contact.text()}'
         notices.append(Notice('warn', 'target:collision', f'no collision-free IK solution: '
                               f'the motion would bring {contact.text()} (attempt '
                               f'{self._solve_attempts} of {SOLVE_ATTEMPTS})'))
+        return None
+
+    def _known_blocked(self, goal: np.ndarray) -> Optional[Contact]:
+        """Return the contact of ``goal``'s motion if checked before from this rest state."""
+        if not self._motion.is_at_rest():
+            return None
+        position = self._motion.position
+        for start, blocked, contact in self._blocked_goals:
+            if (np.array_equal(start, position)
+                    and np.abs(blocked - goal).max() < DUPLICATE_SOLUTION):
+                return contact
         return None
 
     # ----------------------------------------------------------------- reports
