@@ -26,7 +26,8 @@ the exact proxy distance: enough to know it is clear, at a fraction of the cost.
 import numba
 import numpy as np
 from ros_ik.collision.distance_kernels import (BOX, box_local, box_signed_distance, dot3,
-                                               element_distance, place_elements_into)
+                                               element_distance, place_element_into,
+                                               place_elements_into)
 from ros_ik.kinematics.chain_kinematics import aligned_frames_into
 
 
@@ -106,12 +107,22 @@ UNKNOWN, BOUND, MEASURED = 0, 1, 2
 
 @numba.njit(cache=True, nogil=True)
 def _proxy_at(Q: np.ndarray, k: int, A: np.ndarray, prismatic: np.ndarray, elements, a: int,
-              b: int, G: np.ndarray, bodies: np.ndarray, world_ends: np.ndarray,
-              world_box: np.ndarray, p_a: np.ndarray, p_b: np.ndarray) -> float:
-    """Return the proxy clearance of elements ``a``, ``b`` at sample ``Q[k]``."""
+              b: int, G: np.ndarray, sample_bodies: np.ndarray, posed: np.ndarray,
+              world_ends: np.ndarray, world_box: np.ndarray, p_a: np.ndarray,
+              p_b: np.ndarray) -> float:
+    """
+    Return the proxy clearance of elements ``a``, ``b`` at sample ``Q[k]``.
+
+    The body poses at ``Q[k]`` are computed on the first visit of sample ``k``
+    (``posed[k]``) and kept in ``sample_bodies[k]``; only ``a`` and ``b`` are placed.
+    """
     body, kind, ends, radius, box_pose, half = elements
-    body_poses_into(Q[k], A, prismatic, G, bodies)
-    place_elements_into(bodies, body, ends, box_pose, world_ends, world_box)
+    if not posed[k]:
+        body_poses_into(Q[k], A, prismatic, G, sample_bodies[k])
+        posed[k] = True
+    bodies = sample_bodies[k]
+    place_element_into(a, bodies, body, ends, box_pose, world_ends, world_box)
+    place_element_into(b, bodies, body, ends, box_pose, world_ends, world_box)
     return element_distance(a, b, kind, radius, half, world_ends, world_box, p_a, p_b)
 
 
@@ -119,7 +130,7 @@ def _proxy_at(Q: np.ndarray, k: int, A: np.ndarray, prismatic: np.ndarray, eleme
 def walk_pairs(Q: np.ndarray, A: np.ndarray, prismatic: np.ndarray, elements,
                pair_a: np.ndarray, pair_b: np.ndarray, travelled: np.ndarray,
                padding: float, values: np.ndarray, state: np.ndarray, cursor: np.ndarray,
-               outcome: np.ndarray) -> int:
+               outcome: np.ndarray, sample_bodies: np.ndarray, posed: np.ndarray) -> int:
     """
     Walk every open pair (column) along the samples ``Q``; return how many need a measure.
 
@@ -133,11 +144,12 @@ def walk_pairs(Q: np.ndarray, A: np.ndarray, prismatic: np.ndarray, elements,
     ``outcome[column]`` (in and out): ``OPEN`` while walking, then ``PROVEN``,
     ``-1 - k`` for a violation at sample k, or ``MEASURE_FROM + k`` when sample k must be
     measured with coal (then call again: the walk resumes at ``cursor``).
+    ``sample_bodies`` (k, n + 1, 3, 4) and ``posed`` (k,) (in and out): the body poses at
+    the samples visited so far, shared by the pairs and kept between calls.
     """
     count, n = Q.shape
     element_count = elements[0].shape[0]
     G = np.empty((n, 3, 4))
-    bodies = np.empty((n + 1, 3, 4))
     world_ends = np.empty((element_count, 2, 3))
     world_box = np.empty((element_count, 3, 4))
     p_a = np.empty(3)
@@ -150,8 +162,9 @@ def walk_pairs(Q: np.ndarray, A: np.ndarray, prismatic: np.ndarray, elements,
         while True:
             k = cursor[column]
             if state[k, column] == UNKNOWN:
-                values[k, column] = _proxy_at(Q, k, A, prismatic, elements, a, b, G, bodies,
-                                              world_ends, world_box, p_a, p_b)
+                values[k, column] = _proxy_at(Q, k, A, prismatic, elements, a, b, G,
+                                              sample_bodies, posed, world_ends, world_box,
+                                              p_a, p_b)
                 state[k, column] = BOUND
             value = values[k, column]
             if value < padding:
@@ -171,8 +184,8 @@ def walk_pairs(Q: np.ndarray, A: np.ndarray, prismatic: np.ndarray, elements,
                 guaranteed = value - (travelled[reach, column] - travelled[k, column])
                 if state[reach, column] == UNKNOWN:
                     values[reach, column] = _proxy_at(Q, reach, A, prismatic, elements, a, b,
-                                                      G, bodies, world_ends, world_box, p_a,
-                                                      p_b)
+                                                      G, sample_bodies, posed, world_ends,
+                                                      world_box, p_a, p_b)
                     state[reach, column] = BOUND
                 values[reach, column] = max(values[reach, column], guaranteed)
                 cursor[column] = reach
@@ -180,8 +193,8 @@ def walk_pairs(Q: np.ndarray, A: np.ndarray, prismatic: np.ndarray, elements,
             following = k + 1
             if state[following, column] == UNKNOWN:
                 values[following, column] = _proxy_at(Q, following, A, prismatic, elements, a,
-                                                      b, G, bodies, world_ends, world_box, p_a,
-                                                      p_b)
+                                                      b, G, sample_bodies, posed, world_ends,
+                                                      world_box, p_a, p_b)
                 state[following, column] = BOUND
             interval = travelled[following, column] - travelled[k, column]
             if (values[following, column] >= padding

@@ -247,9 +247,11 @@ class CollisionChecker:
         outcome = np.full(len(near), OPEN, dtype=np.int64)
         kinematics = model.kinematics
         measured = {}  # (sample, shape, shape) -> coal clearance
+        sample_bodies = np.empty((count, Q.shape[1] + 1, 3, 4))
+        posed = np.zeros(count, dtype=np.bool_)
         while walk_pairs(Q, kinematics.A, kinematics.prismatic, model.kernel_elements,
                          model.pair_a[near], model.pair_b[near], travelled, padding, values,
-                         state, cursor, outcome):
+                         state, cursor, outcome, sample_bodies, posed):
             for column in np.flatnonzero(outcome >= MEASURE_FROM):
                 k = int(outcome[column] - MEASURE_FROM)
                 p = int(near[column])

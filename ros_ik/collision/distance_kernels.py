@@ -217,14 +217,22 @@ def place_elements_into(bodies: np.ndarray, body: np.ndarray, ends: np.ndarray,
     ``world_ends`` and ``world_box`` receive them in the base frame.
     """
     for e in range(body.shape[0]):
-        T = bodies[body[e]]
-        _transform_point(T, ends[e, 0], world_ends[e, 0])
-        _transform_point(T, ends[e, 1], world_ends[e, 1])
-        for r in range(3):
-            for k in range(4):
-                world_box[e, r, k] = (T[r, 0] * box_pose[e, 0, k] + T[r, 1] * box_pose[e, 1, k]
-                                      + T[r, 2] * box_pose[e, 2, k])
-            world_box[e, r, 3] += T[r, 3]
+        place_element_into(e, bodies, body, ends, box_pose, world_ends, world_box)
+
+
+@numba.njit(cache=True, nogil=True)
+def place_element_into(e: int, bodies: np.ndarray, body: np.ndarray, ends: np.ndarray,
+                       box_pose: np.ndarray, world_ends: np.ndarray,
+                       world_box: np.ndarray) -> None:
+    """Write element ``e``'s geometry in the base frame (see :func:`place_elements_into`)."""
+    T = bodies[body[e]]
+    _transform_point(T, ends[e, 0], world_ends[e, 0])
+    _transform_point(T, ends[e, 1], world_ends[e, 1])
+    for r in range(3):
+        for k in range(4):
+            world_box[e, r, k] = (T[r, 0] * box_pose[e, 0, k] + T[r, 1] * box_pose[e, 1, k]
+                                  + T[r, 2] * box_pose[e, 2, k])
+        world_box[e, r, 3] += T[r, 3]
 
 
 @numba.njit(cache=True, nogil=True)

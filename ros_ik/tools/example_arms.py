@@ -48,6 +48,13 @@ ARMS: Dict[str, tuple] = {
 }
 
 
+# The UR5 low over the floor (start) and a free goal whose straight joint motion from it
+# swings wrist_3_link through the floor (every straight motion to its pose does: found by a
+# seeded search over random free configurations, checked by the tests that use it).
+UR5_FLOOR_CROSSING = ((-2.564, -1.194, 2.241, -1.394, -2.316, 2.739),
+                      (-3.354, -0.709, 1.55, -3.898, -0.718, 1.551))
+
+
 def mesh_search_folder() -> Optional[str]:
     """Return the folder holding ``example-robot-data`` (None when it is not installed)."""
     for prefix in [os.path.join(folder, 'cmeel.prefix', 'share') for folder in sys.path]:

@@ -37,7 +37,7 @@ from ros_ik.kinematics.ik_solver import IkSolver
 from ros_ik.kinematics.transforms import pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_file
 from ros_ik.node.messages import pose_message
-from ros_ik.tools.example_arms import example_arm, mesh_search_folder
+from ros_ik.tools.example_arms import example_arm, mesh_search_folder, UR5_FLOOR_CROSSING
 from ros_ik.tools.node_processes import NodeProcess, ProcessGroup, RosPeer
 from ros_ik.tools.reference_collisions import FLOOR_OBJECT
 from ros_ik.tools.reference_collisions import ReferenceCollisions
@@ -162,10 +162,7 @@ def test_targets_below_the_floor_are_refused_and_free_ones_reached_without_conta
         loop.close()
 
 
-# Low over the floor; the nearest solution of FLOOR_CROSSING_GOAL's pose is reached by a
-# straight joint motion that swings wrist_3_link through the floor (found by a seeded search).
-LOW_START = np.array([-2.564, -1.194, 2.241, -1.394, -2.316, 2.739])
-FLOOR_CROSSING_GOAL = np.array([-3.354, -0.709, 1.55, -3.898, -0.718, 1.551])
+LOW_START, FLOOR_CROSSING_GOAL = (np.array(q) for q in UR5_FLOOR_CROSSING)
 
 
 def off_segment(q: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:

@@ -43,7 +43,7 @@ from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_string, parse_robot
-from ros_ik.tools.example_arms import example_arm, mesh_search_folder
+from ros_ik.tools.example_arms import example_arm, mesh_search_folder, UR5_FLOOR_CROSSING
 from ros_ik.tools.reference_collisions import FLOOR_SCENE, ReferenceCollisions
 from ros_ik.trajectory.motion_limits import MotionLimits
 from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator
@@ -349,16 +349,8 @@ def test_a_mesh_that_cannot_be_found_is_a_clear_error(tmp_path):
         build_collision_model(urdf, kinematics, '', [], search_path_packages([str(tmp_path)]))
 
 
-@needs_example_robots
-def test_solve_mode_never_commands_a_collision_on_random_free_targets():
-    """
-    Check the controller on the example UR5 over a floor, targets from free configurations.
-
-    A perfect arm follows every command; the reference (Pinocchio + coal on the meshes, the
-    SRDF, the floor) checks every one of them. Each target is reached or refused with the
-    pair named; some nearest solutions' motions are blocked on the way (the path checks
-    are exercised, not only the end configurations).
-    """
+def ur5_over_the_floor():
+    """Return the example UR5 (full pose), its collision model over a floor, the reference."""
     arm_files = example_arm('ur5')
     text = open(arm_files.urdf_path, encoding='utf-8').read()
     arm = ControlledArm.from_urdf(text, 'base_link', 'tool0', 'x y z rx ry rz')
@@ -368,12 +360,47 @@ def test_solve_mode_never_commands_a_collision_on_random_free_targets():
                                          mesh_search_folder()]))
     reference = ReferenceCollisions(arm_files.urdf_path, arm_files.srdf_path,
                                     mesh_search_folder(), arm.chain.joint_names)
-    guard = CollisionGuard(CollisionChecker(model, 0.0, 0.01))
-    blocked = []
-    checked_goal_contact = guard.goal_contact
-    guard.goal_contact = lambda *args: blocked.append(checked_goal_contact(*args)) or \
-        blocked[-1]
-    controller = IkController(arm, Settings(solve_time_budget=0.02), collision=guard)
+    return arm, model, reference
+
+
+def follow_target(controller, arm, reference, q, now, T_target):
+    """
+    Cycle a perfect arm at 100 Hz until the target is reached or refused (8 s at most).
+
+    Every command is checked with the reference. Returns (outcome, q, now): outcome
+    'reached', 'refused' (the message names a pair) or 'timed out'.
+    """
+    controller.set_target('', T_target[:3, 3], matrix_to_quaternion(T_target[:3, :3]), 'pose')
+    for _ in range(800):
+        now += 0.01
+        command = controller.cycle(now).command
+        if command is not None:
+            q = command.q
+            assert reference.colliding(q) == [], q
+        controller.update_joint_state(arm.chain.joint_names, q, now)
+        message = controller.status.message
+        if message.startswith('target refused'):
+            assert ' into ' in message
+            return 'refused', q, now
+        e_p, e_o = pose_error(T_target, arm.kinematics.tip_pose(q))
+        if np.linalg.norm(e_p) < 1e-3 and np.linalg.norm(e_o) < 1e-2 and not np.any(
+                command.velocity):
+            return 'reached', q, now
+    return 'timed out', q, now
+
+
+@needs_example_robots
+def test_solve_mode_never_commands_a_collision_on_random_free_targets():
+    """
+    Check the controller on the example UR5 over a floor, targets from free configurations.
+
+    A perfect arm follows every command; the reference (Pinocchio + coal on the meshes, the
+    SRDF, the floor) checks every one of them. Each target is reached or refused with the
+    pair named.
+    """
+    arm, model, reference = ur5_over_the_floor()
+    controller = IkController(arm, Settings(solve_time_budget=0.02), collision=CollisionGuard(
+        CollisionChecker(model, 0.0, 0.01)))
     q = np.array([0.0, -1.57, 1.57, -1.57, -1.57, 0.0])
     now = 0.0
     controller.update_joint_state(arm.chain.joint_names, q, now)
@@ -384,28 +411,33 @@ def test_solve_mode_never_commands_a_collision_on_random_free_targets():
         q_target = rng.uniform(lower, upper)
         if reference.colliding(q_target):
             continue
-        T_target = arm.kinematics.tip_pose(q_target)
-        controller.set_target('', T_target[:3, 3], matrix_to_quaternion(T_target[:3, :3]),
-                              'pose')
-        for _ in range(800):
-            now += 0.01
-            command = controller.cycle(now).command
-            if command is not None:
-                q = command.q
-                assert reference.colliding(q) == [], (len(outcomes), q)
-            controller.update_joint_state(arm.chain.joint_names, q, now)
-            message = controller.status.message
-            if message.startswith('target refused'):
-                outcomes.append('refused')
-                assert ' into ' in message
-                break
-            e_p, e_o = pose_error(T_target, arm.kinematics.tip_pose(q))
-            if np.linalg.norm(e_p) < 1e-3 and np.linalg.norm(e_o) < 1e-2 and not np.any(
-                    command.velocity):
-                outcomes.append('reached')
-                break
-        else:
-            outcomes.append('timed out')
+        outcome, q, now = follow_target(controller, arm, reference, q, now,
+                                        arm.kinematics.tip_pose(q_target))
+        outcomes.append(outcome)
     assert 'timed out' not in outcomes
     assert outcomes.count('reached') >= 10
-    assert any(contact is not None for contact in blocked)
+
+
+@needs_example_robots
+def test_solve_mode_checks_the_motion_not_only_the_solution():
+    """
+    Check a free target whose straight motions cross the floor is never commanded into it.
+
+    From ``UR5_FLOOR_CROSSING``'s start the nearest solutions' straight motions sweep the
+    wrist through the floor: motions are found blocked, and the target is reached another
+    way (another solution, a detour) or refused naming a pair, with no command in contact.
+    """
+    arm, model, reference = ur5_over_the_floor()
+    guard = CollisionGuard(CollisionChecker(model, 0.0, 0.01))
+    blocked = []
+    checked_goal_contact = guard.goal_contact
+    guard.goal_contact = lambda *args: blocked.append(checked_goal_contact(*args)) or \
+        blocked[-1]
+    controller = IkController(arm, Settings(solve_time_budget=0.02), collision=guard)
+    q, q_goal = (np.array(q) for q in UR5_FLOOR_CROSSING)
+    assert reference.colliding(q) == reference.colliding(q_goal) == []
+    controller.update_joint_state(arm.chain.joint_names, q, 0.0)
+    outcome, _, _ = follow_target(controller, arm, reference, q, 0.0,
+                                  arm.kinematics.tip_pose(q_goal))
+    assert outcome in ('reached', 'refused')
+    assert any(contact is not None and 'floor' in contact.text() for contact in blocked)
