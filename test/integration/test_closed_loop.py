@@ -23,6 +23,7 @@ encoder past its limit, a continuous joint across +-pi.
 """
 
 import math
+import re
 from typing import List
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
@@ -30,6 +31,7 @@ from geometry_msgs.msg import PointStamped, PoseStamped, TwistStamped
 import numpy as np
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from ros_ik.control.controller import MAX_STEP_PERIODS
 from ros_ik.control.motion_limit_sources import LimitDefaults, resolve_motion_limits
 from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_path,
@@ -144,20 +146,33 @@ class Loop:
                          if len(error) > 3 else 0.0))
 
     def check_stream(self, start: np.ndarray, beyond: np.ndarray = None) -> None:
-        """Check no fault and the whole command stream (from rest at ``start``) in limits."""
+        """
+        Check no fault and the whole command stream (from rest at ``start``) in limits.
+
+        A gap between stamps longer than the node's stall gap (``MAX_STEP_PERIODS``) is a
+        stall of a process on a busy machine, which the node must have reported: the arm
+        held the last command meanwhile, so the stream after it is checked from rest there.
+        """
         limits = self.limits
         period = 0.01
         first_step = np.abs(self.commands[0] - start).max()
         assert first_step < 1e-3, f'the first command heard is {first_step:.3g} from the start'
-        times = np.array([self.stamps[0] - 2 * period, self.stamps[0] - period] + self.stamps)
-        positions = np.array([start, start] + self.commands)
+        stamps = np.array(self.stamps)
+        stalls = np.flatnonzero(np.diff(stamps) > MAX_STEP_PERIODS * period) + 1
+        if len(stalls):
+            assert 'the control loop stalled for' in self.processes[1].output(), stamps[stalls]
         upper = limits.upper if beyond is None else limits.upper + beyond
-        peaks = stream_peaks(times, positions, limits.lower, upper)
-        ratios = peaks.ratios(VELOCITY_SCALE * limits.velocity, limits.acceleration,
-                              limits.jerk)
-        assert np.all(ratios <= 1.0 + 1e-6), (ratios, self._worst_step(times, positions),
-                                              self.processes[1].output()[-3000:])
-        assert np.all(peaks.beyond_bounds <= 1e-12)
+        for begin, end in zip([0, *stalls], [*stalls, len(stamps)]):
+            rest = start if begin == 0 else self.commands[begin - 1]
+            times = np.concatenate([[stamps[begin] - 2 * period, stamps[begin] - period],
+                                    stamps[begin:end]])
+            positions = np.array([rest, rest] + self.commands[begin:end])
+            peaks = stream_peaks(times, positions, limits.lower, upper)
+            ratios = peaks.ratios(VELOCITY_SCALE * limits.velocity, limits.acceleration,
+                                  limits.jerk)
+            assert np.all(ratios <= 1.0 + 1e-6), (ratios, self._worst_step(times, positions),
+                                                  self.processes[1].output()[-3000:])
+            assert np.all(peaks.beyond_bounds <= 1e-12)
         assert self.faults[-1] == 0, self.processes[0].output()
 
     def _worst_step(self, times: np.ndarray, positions: np.ndarray) -> str:
@@ -253,8 +268,10 @@ def test_non_finite_and_huge_targets_are_refused_mid_motion(peer, processes, tmp
         loop.check_stream(home)
         output = loop.processes[1].output()
         # One warning per kind of problem per 2 s: the NaN and inf ones are rate-limited.
+        # Only the newest target waits for a cycle: on a busy machine two bad ones may
+        # arrive within one cycle and the first is never read.
         assert output.count('target ignored: target position') == 1
-        assert 'target ignored: target position [1e+308, 0.0, 0.5] is beyond' in output
+        assert re.search(r'target ignored: target position \[(1e\+308|nan|inf), ', output)
     finally:
         loop.close()
 
