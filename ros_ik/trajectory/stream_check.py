@@ -23,6 +23,7 @@ them, for any (uneven) spacing of the stamps; a jump or a late stamp shows up as
 """
 
 from dataclasses import dataclass
+from typing import Tuple
 
 import numpy as np
 
@@ -67,3 +68,29 @@ def stream_peaks(times: np.ndarray, positions: np.ndarray, lower: np.ndarray,
 
     beyond = np.maximum(np.maximum(lower - positions, positions - upper), 0.0).max(axis=0)
     return StreamPeaks(peak(1), peak(2), peak(3), beyond)
+
+
+def stream_peaks_from_rest(times: np.ndarray, positions: np.ndarray, start: np.ndarray,
+                           period: float, stall_gap: float, lower: np.ndarray,
+                           upper: np.ndarray) -> Tuple[StreamPeaks, int]:
+    """
+    Return the peaks of a position stream from rest at ``start``, and its stall count.
+
+    Two samples at rest at ``start`` precede the stream, ``period`` s apart. Stamps more
+    than ``stall_gap`` s apart are a stall of the streaming process: a position controller
+    held the last command meanwhile, so the stream after it is taken from rest there (the
+    same way). The peaks are the largest over the pieces.
+    """
+    times = np.asarray(times, dtype=float)
+    positions = np.asarray(positions, dtype=float)
+    stalls = np.flatnonzero(np.diff(times) > stall_gap) + 1
+    pieces = []
+    for begin, end in zip([0, *stalls], [*stalls, len(times)]):
+        rest = start if begin == 0 else positions[begin - 1]
+        pieces.append(stream_peaks(
+            np.concatenate([[times[begin] - 2 * period, times[begin] - period],
+                            times[begin:end]]),
+            np.vstack([rest, rest, positions[begin:end]]), lower, upper))
+    peaks = StreamPeaks(*(np.max([getattr(piece, name) for piece in pieces], axis=0)
+                          for name in ('velocity', 'acceleration', 'jerk', 'beyond_bounds')))
+    return peaks, len(stalls)

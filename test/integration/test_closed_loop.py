@@ -42,7 +42,7 @@ from ros_ik.kinematics.transforms import pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_file
 from ros_ik.node.messages import pose_message
 from ros_ik.tools.node_processes import ProcessGroup, RosPeer
-from ros_ik.trajectory.stream_check import divided_differences, stream_peaks
+from ros_ik.trajectory.stream_check import divided_differences, stream_peaks_from_rest
 from sensor_msgs.msg import JointState
 from std_msgs.msg import UInt32
 
@@ -157,22 +157,18 @@ class Loop:
         period = 0.01
         first_step = np.abs(self.commands[0] - start).max()
         assert first_step < 1e-3, f'the first command heard is {first_step:.3g} from the start'
-        stamps = np.array(self.stamps)
-        stalls = np.flatnonzero(np.diff(stamps) > MAX_STEP_PERIODS * period) + 1
-        if len(stalls):
-            assert 'the control loop stalled for' in self.processes[1].output(), stamps[stalls]
         upper = limits.upper if beyond is None else limits.upper + beyond
-        for begin, end in zip([0, *stalls], [*stalls, len(stamps)]):
-            rest = start if begin == 0 else self.commands[begin - 1]
-            times = np.concatenate([[stamps[begin] - 2 * period, stamps[begin] - period],
-                                    stamps[begin:end]])
-            positions = np.array([rest, rest] + self.commands[begin:end])
-            peaks = stream_peaks(times, positions, limits.lower, upper)
-            ratios = peaks.ratios(VELOCITY_SCALE * limits.velocity, limits.acceleration,
-                                  limits.jerk)
-            assert np.all(ratios <= 1.0 + 1e-6), (ratios, self._worst_step(times, positions),
-                                                  self.processes[1].output()[-3000:])
-            assert np.all(peaks.beyond_bounds <= 1e-12)
+        peaks, stalls = stream_peaks_from_rest(self.stamps, self.commands, start, period,
+                                               MAX_STEP_PERIODS * period, limits.lower, upper)
+        if stalls:
+            assert 'the control loop stalled for' in self.processes[1].output()
+        ratios = peaks.ratios(VELOCITY_SCALE * limits.velocity, limits.acceleration,
+                              limits.jerk)
+        times = np.array([self.stamps[0] - 2 * period, self.stamps[0] - period] + self.stamps)
+        positions = np.array([start, start] + self.commands)
+        assert np.all(ratios <= 1.0 + 1e-6), (ratios, self._worst_step(times, positions),
+                                              self.processes[1].output()[-3000:])
+        assert np.all(peaks.beyond_bounds <= 1e-12)
         assert self.faults[-1] == 0, self.processes[0].output()
 
     def _worst_step(self, times: np.ndarray, positions: np.ndarray) -> str:

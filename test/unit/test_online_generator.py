@@ -28,7 +28,8 @@ from ros_ik.tools.ruckig_reference import rest_to_rest_duration
 from ros_ik.trajectory.jerk_profile import advance
 from ros_ik.trajectory.motion_limits import MotionLimits
 from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator
-from ros_ik.trajectory.stream_check import divided_differences, stream_peaks
+from ros_ik.trajectory.stream_check import (divided_differences, stream_peaks,
+                                            stream_peaks_from_rest)
 
 DT = 0.01
 TOLERANCE = 1e-6  # relative, for round-off in the divided differences
@@ -173,6 +174,36 @@ def test_a_joint_starting_outside_its_bounds_moves_in_and_stays_in():
     assert positions[-1] == pytest.approx(1.0) and np.all(np.diff(positions) <= 0.0)
     peaks = stream_peaks(times, positions[:, None], np.array([-1.0]), np.array([1.003]))
     assert np.all(peaks.ratios(limits.velocity, limits.acceleration, limits.jerk) <= 1 + 1e-9)
+
+
+def test_a_stalled_stream_is_checked_from_rest_at_the_held_command():
+    """
+    Check a stall: the stream before it and the one after it from rest at the held command.
+
+    A joint at rest speeds up at 5 rad/s^2 to 0.5 rad/s, cruises, then a 60 ms gap and the
+    same again: one stall; the peaks are those of one piece from rest (the stop across the
+    gap is the controller holding, not the stream: 14 rad/s^2 read across it); a jump after
+    the gap still shows.
+    """
+    period = 0.01
+    speeds = np.concatenate([np.arange(1, 11) * 0.05, np.full(10, 0.5)])  # rad/s per step
+    ramp = np.concatenate([[0.0], np.cumsum(speeds * period)])
+    before = np.arange(len(ramp)) * period
+    after = before[-1] + 0.06 + np.arange(len(ramp)) * period
+    times = np.concatenate([before, after])
+    positions = np.concatenate([ramp, ramp[-1] + ramp])[:, None]
+    bounds = (np.array([-10.0]), np.array([10.0]))
+    peaks, stalls = stream_peaks_from_rest(times, positions, np.zeros(1), period, 0.05, *bounds)
+    assert stalls == 1
+    assert peaks.velocity[0] == pytest.approx(0.5)
+    assert peaks.acceleration[0] == pytest.approx(5.0)
+    whole = stream_peaks(np.concatenate([[-2 * period, -period], times]),
+                         np.vstack([[[0.0], [0.0]], positions]), *bounds)
+    assert whole.acceleration[0] > 14.0  # the hold across the gap, read as the stream's
+    jumped = positions.copy()
+    jumped[len(ramp):] += 0.1
+    peaks, _ = stream_peaks_from_rest(times, jumped, np.zeros(1), period, 0.05, *bounds)
+    assert peaks.velocity[0] > 9.0  # 0.1 rad in one period
 
 
 def test_braking_stops_as_hard_as_the_limits_allow():
