@@ -76,6 +76,7 @@ from ros_ik.control.goal_modes import planar_goal_target, point_target
 from ros_ik.control.jogging import (describe, jog_goal, JogCommand, JogPath,
                                     joint_velocity_command)
 from ros_ik.control.joint_state_cache import JointStateCache
+from ros_ik.control.last_result import LastResult
 from ros_ik.control.motion_limit_sources import LimitDefaults, resolve_motion_limits
 from ros_ik.control.parameters import Settings
 from ros_ik.control.targets import check_pose, is_known_frame, known_frames
@@ -85,7 +86,7 @@ from ros_ik.kinematics.damped_least_squares import DampingSchedule
 from ros_ik.kinematics.joint_limits import wrapped_difference
 from ros_ik.kinematics.manipulability import (Manipulability, manipulability, task_jacobian,
                                               velocity_ellipsoid)
-from ros_ik.kinematics.servo_step import ServoOptions
+from ros_ik.kinematics.servo_step import ServoOptions, ServoStep
 from ros_ik.kinematics.task_space import row_weights
 from ros_ik.kinematics.transforms import pose_error
 from ros_ik.trajectory.motion_limits import MotionLimits
@@ -204,6 +205,12 @@ class MarkerState:
     closest: Optional[Contact] = None
 
 
+def _holds_still(state: MotionState, following: MotionState) -> bool:
+    """Return whether ``following`` is ``state`` held at rest (the same joints, bit for bit)."""
+    return (state.is_at_rest() and following.is_at_rest()
+            and np.array_equal(state.position, following.position))
+
+
 class IkController:
     """The control state machine for one arm: targets and joint states in, commands out."""
 
@@ -255,6 +262,9 @@ class IkController:
                          else None)
         self._generator_for: Tuple[float, Optional[OnlineGenerator]] = (0.0, None)
         self._measured: Tuple[float, Optional[Manipulability]] = (0.0, None)
+        self._measures_at: LastResult[Manipulability] = LastResult()
+        self._servo_motion: LastResult[Tuple[ServoStep, np.ndarray, Optional[Contact]]] = (
+            LastResult())
 
     # ------------------------------------------------------------------ inputs
     def update_joint_state(self, names: Sequence[str], positions: Sequence[float],
@@ -416,13 +426,18 @@ class IkController:
         Return the manipulability at the measured joints and whether it was just computed.
 
         Computed at most every ``MEASURE_PERIOD`` s (a 1 kHz loop reuses it for 10 ms):
-        the diagnostics, the singularity warning and ``~/manipulability`` need no more.
+        the diagnostics, the singularity warning and ``~/manipulability`` need no more. An
+        arm at rest (the same joints, bit for bit) reuses it longer: the same value.
         """
         measured_at, measures = self._measured
         if measures is not None and 0.0 <= now - measured_at < MEASURE_PERIOD:
             return measures, False
-        J = self.arm.kinematics.jacobian(q_measured)
-        measures = manipulability(task_jacobian(J, self.arm.task_rows))
+        inputs = (q_measured.tobytes(),)
+        measures = self._measures_at.reused(inputs)
+        if measures is None:
+            J = self.arm.kinematics.jacobian(q_measured)
+            measures = self._measures_at.keep(
+                inputs, manipulability(task_jacobian(J, self.arm.task_rows)))
         self._measured = (now, measures)
         return measures, True
 
@@ -532,8 +547,9 @@ class IkController:
         Move the commanded state ``dt`` s toward the goal (or brake); keep it finite.
 
         A step toward ``_checked_goal`` (a goal whose whole motion from the commanded state
-        was found free, followed since) stays on that motion; any other step must keep a
-        collision-free stop (:meth:`_guarded`). A brake off a checked motion that would
+        was found free, followed since) stays on that motion; a step that holds the arm at
+        rest where it is commands nothing new; any other step must keep a collision-free
+        stop (:meth:`_guarded`). A brake off a checked motion that would
         collide finishes the checked motion instead.
         """
         generator, state = self._generator(), self._motion
@@ -541,7 +557,8 @@ class IkController:
         self._collision_stop = None
         if goal.q is not None and np.all(np.isfinite(goal.q)):
             step = generator.step(state, goal.q, dt, goal.speed_fraction, goal.velocity_caps)
-            if step.state.is_finite() and goal.q is not self._checked_goal:
+            if (step.state.is_finite() and goal.q is not self._checked_goal
+                    and not _holds_still(state, step.state)):
                 step = self._guarded(generator, state, step, dt, notices)
         elif goal.q is not None:
             notices.append(Notice('warn', 'command:non_finite', 'the goal is not finite '
@@ -682,9 +699,7 @@ class IkController:
         q = self._motion.position
         options = self._differential_options(mask)
         velocity_limits = options.velocity_limits
-        step = arm.servo.step(q, target.T_base_target, options)
-        velocity = self._collision_damped(q, step.velocity, mask, step.damping,
-                                          velocity_limits)
+        step, velocity = self._servo_velocity(q, target, mask, options)
         values = {'damping': step.damping, 'velocity_scaling': step.velocity_scaling}
         reached = (step.position_error <= settings.position_tolerance
                    and step.orientation_error <= settings.orientation_tolerance)
@@ -723,6 +738,27 @@ class IkController:
         if step.at_position_limit:
             return 'WARN', 'moving along a joint limit', goal, values
         return 'OK', 'tracking the target', goal, values
+
+    def _servo_velocity(self, q: np.ndarray, target: Target, mask: Tuple[bool, ...],
+                        options: ServoOptions) -> Tuple[ServoStep, np.ndarray]:
+        """
+        Return the servo step at the commanded joints ``q`` and its velocity (rad/s).
+
+        The velocity is the step's through the velocity damper (``_stopping_contact`` set
+        as :meth:`_collision_damped` sets it). Both depend only on ``q``, the target, the
+        mask, the settings and the collision model: an arm at rest at a reached target
+        (the same ``q`` bit for bit) reuses the last cycle's instead of computing them
+        again (:mod:`ros_ik.control.last_result`).
+        """
+        inputs = (q.tobytes(), target, mask, self.settings, self.collision)
+        kept = self._servo_motion.reused(inputs)
+        if kept is None:
+            step = self.arm.servo.step(q, target.T_base_target, options)
+            velocity = self._collision_damped(q, step.velocity, mask, step.damping,
+                                              options.velocity_limits)
+            kept = self._servo_motion.keep(inputs, (step, velocity, self._stopping_contact))
+        step, velocity, self._stopping_contact = kept
+        return step, velocity
 
     def _solve_cycle(self, target: Target, mask: Tuple[bool, ...], notices: List[Notice],
                      dt: float):

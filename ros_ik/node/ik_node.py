@@ -15,12 +15,13 @@
 """
 The ros_ik node: the ROS API of :class:`ros_ik.control.controller.IkController`.
 
-Subscriptions only keep the newest message of each input, serialized (joint states per
-joint set, the newest target or jog: :mod:`ros_ik.node.serialized_inputs`), so a 1 kHz
-driver or a flood of targets costs one assignment per message and no deserialization; one
-timer at ``update_rate`` hands them to the controller, runs its cycle and publishes the
-command it returns; two more timers publish ``/diagnostics`` and
-``~/markers``. Parameters come from the table in
+Joint states, targets and jogs are not handled message by message: their subscriptions
+are polled by the control cycle (:mod:`ros_ik.node.polled_inputs`), which takes what
+arrived, serialized, keeps the newest joint states per joint set and the newest target or
+jog (:mod:`ros_ik.node.serialized_inputs`) and deserializes only those, so a 1 kHz driver
+or a flood of targets costs no Python per message. One timer at ``update_rate`` does that,
+runs the controller's cycle and publishes the command it returns; two more timers publish
+``/diagnostics`` and ``~/markers``. Parameters come from the table in
 :mod:`ros_ik.control.parameters`, validated at start-up and on every set. See the README for
 topics, parameters and their QoS.
 """
@@ -33,7 +34,7 @@ from geometry_msgs.msg import PointStamped, PoseStamped, Twist, TwistStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
 from ros_ik.collision.allowed_pairs import SrdfError
 from ros_ik.collision.collision_checker import CollisionChecker
@@ -57,6 +58,7 @@ from ros_ik.node.messages import (command_message, COMMAND_MESSAGES, diagnostics
                                   ik_markers, pose_components, scene_markers, vector)
 from ros_ik.node.parameter_declarations import (as_declared_types,
                                                 declare_joint_limit_overrides, declare_settings)
+from ros_ik.node.polled_inputs import PolledInputs, PolledTopic
 from ros_ik.node.run import run_node
 from ros_ik.node.serialized_inputs import NewestJointStates
 from ros_ik.node.throttled_log import KeyedThrottle
@@ -79,6 +81,10 @@ COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 # Jog streams: only the newest command matters and a lost one is replaced 10 ms later;
 # best effort accepts reliable and best-effort publishers alike.
 JOG_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
+# joint_states (sensor data: best effort, volatile), read once per cycle: the history holds
+# what arrives between two cycles, so a slower joint set published beside a 1 kHz driver is
+# still there at update_rate 10 Hz (100 messages).
+JOINT_STATE_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT)
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
@@ -116,10 +122,13 @@ class IkNode(Node):
         self._collision_model: Optional[CollisionModel] = None
         self._next_model: Optional[CollisionModel] = None  # validated, applied after the set
         self._urdf_text = ''
-        # The newest inputs, serialized, taken by the next control cycle: joint states per
-        # joint set, and the newest target or jog (handler, type, bytes, receive time).
+        # Inputs the control cycle polls: joint states (the newest per joint set kept until
+        # the controller exists) and targets and jogs (topic, type, handler).
+        self._polled = PolledInputs(self)
         self._joint_states = NewestJointStates(JointState)
-        self._pending_input: Optional[Tuple[InputHandler, Type, bytes, float]] = None
+        self._joint_state_topic = self._polled.subscribe(JointState, 'joint_states',
+                                                         JOINT_STATE_QOS)
+        self._input_topics: List[Tuple[PolledTopic, Type, InputHandler]] = []
         self._warn = KeyedThrottle(self._log_warning, WARNING_PERIOD)
         self._info = KeyedThrottle(self._log_info, INFO_PERIOD)
         command_type = self._settings.command_type
@@ -135,8 +144,6 @@ class IkNode(Node):
         self._subscribe_input(PointStamped, '~/target_point', self._take_target_point,
                               TARGET_QOS)
         self._subscribe_input(PoseStamped, '~/planar_goal', self._take_planar_goal, TARGET_QOS)
-        self.create_subscription(JointState, 'joint_states', self._on_joint_state,
-                                 qos_profile_sensor_data, raw=True)
         self._subscribe_input(TwistStamped, '~/delta_twist_cmds', self._take_twist, JOG_QOS)
         self._subscribe_input(Twist, '~/delta_twist_cmds_unstamped', self._take_unstamped_twist,
                               JOG_QOS)
@@ -148,6 +155,11 @@ class IkNode(Node):
         self.add_pre_set_parameters_callback(as_declared_types)
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
+
+    def destroy_node(self) -> None:
+        """Destroy the inner node of the polled inputs, then this node."""
+        self._polled.destroy()
+        super().destroy_node()
 
     # ----------------------------------------------------------------- set-up
     def _load_robot_model(self) -> None:
@@ -287,22 +299,17 @@ class IkNode(Node):
                 SceneError) as error:
             self.get_logger().error(f'robot_description rejected: {error}')
 
-    def _on_joint_state(self, data: bytes) -> None:
-        """Keep the serialized message as the newest of its joint set (used next cycle)."""
-        self._joint_states.keep(data, self._now())
-
     def _subscribe_input(self, message_type: Type, topic: str, handler: 'InputHandler',
                          qos: QoSProfile) -> None:
         """
-        Subscribe ``topic``, keeping its newest message serialized for the next cycle.
+        Subscribe ``topic`` for the control cycle to poll.
 
         Only the newest target or jog drives the arm (each preempts the one before), so a
-        flood of them costs one assignment per message and one deserialization and
-        validation per cycle; ``handler(message, receive_time)`` runs in the cycle.
+        flood of them costs one deserialization and validation per cycle;
+        ``handler(message, receive_time)`` runs in the cycle.
         """
-        def keep(data: bytes) -> None:
-            self._pending_input = (handler, message_type, data, self._now())
-        self.create_subscription(message_type, topic, keep, qos, raw=True)
+        self._input_topics.append((self._polled.subscribe(message_type, topic, qos),
+                                   message_type, handler))
 
     def _take_target_pose(self, message: PoseStamped, _: float) -> List[Notice]:
         """Hand over a full-pose target."""
@@ -344,15 +351,25 @@ class IkNode(Node):
         """Hand a target to the controller; return what to log."""
         return self._controller.set_target(frame_id, position, quaternion, kind)
 
-    def _take_inputs(self) -> None:
-        """Hand the newest joint states (per joint set) and the newest input to the controller."""
+    def _take_inputs(self, now: float) -> None:
+        """
+        Hand the controller the newest joint states (per joint set) and the newest input.
+
+        The newest input: of every target and jog taken this cycle, the last received.
+        """
         controller = self._controller
+        for data, receive_time in self._joint_state_topic.take(now):
+            self._joint_states.keep(data, receive_time)
         for message, receive_time in self._joint_states.take():
             self._log(controller.update_joint_state(message.name, message.position,
                                                     receive_time))
-        if self._pending_input is not None:
-            (handler, message_type, data, receive_time), self._pending_input = (
-                self._pending_input, None)
+        newest: Optional[Tuple[InputHandler, Type, bytes, float]] = None
+        for topic, message_type, handler in self._input_topics:
+            for data, receive_time in topic.take(now):
+                if newest is None or receive_time >= newest[3]:
+                    newest = (handler, message_type, data, receive_time)
+        if newest is not None:
+            handler, message_type, data, receive_time = newest
             self._log(handler(deserialize_message(data, message_type), receive_time))
 
     # ------------------------------------------------------------ parameters
@@ -399,10 +416,10 @@ class IkNode(Node):
     def _on_control_timer(self) -> None:
         """Hand the controller the newest inputs, run one cycle, publish what it returns."""
         if self._controller is None:
-            self._joint_states.clear()  # nothing to hold them against yet
-            return
-        self._take_inputs()
-        result = self._controller.cycle(self._now())
+            return  # inputs wait in their histories (the newest of each) for the model
+        now = self._now()
+        self._take_inputs(now)
+        result = self._controller.cycle(now)
         self._log(list(result.notices))
         if (result.manipulability is not None
                 and self._manipulability_publisher.get_subscription_count()):

@@ -16,8 +16,9 @@
 Inputs kept as the bytes DDS delivered, deserialized once per control cycle.
 
 A driver publishes joint_states at 500 Hz-1 kHz; a 100 Hz control loop uses one message
-of each publisher per cycle. The node subscribes with ``raw=True`` and keeps the newest
-serialized message per joint set, so the others are never turned into Python objects.
+of each publisher per cycle. The node takes them serialized (:mod:`ros_ik.node.polled_inputs`)
+and keeps the newest message per joint set, so the others are never turned into Python
+objects.
 
 The joint set of a serialized ``sensor_msgs/JointState`` is read from its CDR bytes
 (XCDR1, what every ROS 2 RMW puts on the wire for these types): a 4-byte encapsulation

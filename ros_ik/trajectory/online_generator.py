@@ -35,7 +35,9 @@ weighted mean of the k-th derivative.
   reading past a limit) moves back in under the same rate limits.
 
 ``speed_fraction`` in (0, 1] scales the velocity limits for one call (servo speeds); a
-joint faster than that slows down under the acceleration and jerk limits.
+joint faster than that slows down under the acceleration and jerk limits. A state at rest
+within ``REST_TOLERANCE`` of its target is returned as it is (the same object, no plan):
+the arm holds still, and an arm at rest repeats the same joints bit for bit.
 """
 
 from dataclasses import dataclass
@@ -51,6 +53,9 @@ from ros_ik.trajectory.motion_limits import MotionLimits
 # Joints whose fastest time is within this of the common time are not stretched (s).
 SYNC_TOLERANCE = 1e-9
 SPEED_FRACTION_FLOOR = 1e-3
+# A state at rest this close to its target in every joint (rad or m) stays where it is:
+# servo goals that differ from the joints by rounding noise do not creep the arm by ulps.
+REST_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -282,9 +287,12 @@ class OnlineGenerator:
         """
         limits = self.limits
         n = limits.n_joints
+        target = self.inside_bounds(np.asarray(target, dtype=float))
+        if (state.is_at_rest()
+                and np.abs(target - state.position).max(initial=0.0) <= REST_TOLERANCE):
+            return MotionStep(state, 0.0)
         out_p, out_v, out_a = np.empty(n), np.empty(n), np.empty(n)
-        plan = MotionPlan(state, self.inside_bounds(np.asarray(target, dtype=float)),
-                          self._velocity_limits(speed_fraction, velocity_caps),
+        plan = MotionPlan(state, target, self._velocity_limits(speed_fraction, velocity_caps),
                           velocity_caps is None)
         remaining = synchronized_step_into(
             state.position, state.velocity, state.acceleration, plan.target,

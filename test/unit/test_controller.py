@@ -24,11 +24,17 @@ from typing import List, Tuple
 
 import numpy as np
 import pytest
+from ros_ik.collision.collision_checker import CollisionChecker
+from ros_ik.collision.collision_setup import build_collision_model
+from ros_ik.collision.scene import parse_scene
+from ros_ik.collision.shapes import search_path_packages
 from ros_ik.control.arm import ControlledArm
+from ros_ik.control.collision_guard import CollisionGuard
 from ros_ik.control.controller import Command, IkController
 from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_path,
-                                            load_bundled_chain)
+                                            bundled_urdf_path, load_bundled_chain,
+                                            srdf_beside)
 from ros_ik.kinematics.task_space import axes_text
 from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_string
@@ -398,6 +404,52 @@ def test_a_stalled_control_loop_continues_from_the_held_command_without_fast_for
     assert_commands_within_limits(controller, before, UR5_HOME)
     assert_commands_within_limits(controller, after, held)
     assert controller.report().level == 'OK'
+
+
+def bundled_guard(controller: IkController, arm_name: str) -> CollisionGuard:
+    """Return collision checks of a bundled arm (its URDF geometry and SRDF), no scene."""
+    with open(bundled_urdf_path(arm_name), encoding='utf-8') as urdf_file:
+        urdf = urdf_file.read()
+    with open(srdf_beside(bundled_urdf_path(arm_name)), encoding='utf-8') as srdf_file:
+        srdf = srdf_file.read()
+    model, _ = build_collision_model(urdf, controller.arm.kinematics, srdf, parse_scene(''),
+                                     search_path_packages([]))
+    return CollisionGuard(CollisionChecker(model, 0.0, 0.01))
+
+
+def test_an_arm_at_rest_at_its_target_reuses_the_servo_step_until_an_input_changes(
+        monkeypatch):
+    """
+    Check servo cycles at a reached target: the joints repeat bit for bit, one step computed.
+
+    The step (and its damped velocity) is computed again when the collision model, the
+    settings or the target change, and a new target moves the arm again.
+    """
+    controller = controller_for('panda', mode='servo')
+    controller.set_collision_guard(bundled_guard(controller, 'panda'))
+    computed = []
+    servo_step = controller.arm.servo.step
+    monkeypatch.setattr(controller.arm.servo, 'step',
+                        lambda *args: computed.append(args[0]) or servo_step(*args))
+    home = np.array(BUNDLED_ARMS['panda'].home)
+    goal = home + np.array([0.2, -0.1, 0.1, 0.1, 0.0, 0.1, 0.0])
+    controller.set_target('', *pose_of(controller.arm.kinematics.tip_pose(goal)), 'pose')
+    q, _ = run_loop(controller, home, 3.0)
+    before = len(computed)
+    q, resting = run_loop(controller, q, 1.0, start=3.0)
+    assert all(np.array_equal(command.q, q) and not np.any(command.velocity)
+               for command in resting)
+    assert len(computed) - before <= 1  # the first cycle of the rest, at most
+    for change in (lambda: controller.set_collision_guard(bundled_guard(controller, 'panda')),
+                   lambda: setattr(controller, 'settings',
+                                   controller.settings.updated({'gain': 4.0}))):
+        change()
+        before = len(computed)
+        q, _ = run_loop(controller, q, 0.1, start=4.0)
+        assert len(computed) - before == 1
+    controller.set_target('', *pose_of(controller.arm.kinematics.tip_pose(home)), 'pose')
+    q, _ = run_loop(controller, q, 3.0, start=5.0)
+    assert tip_error(controller, q, controller.arm.kinematics.tip_pose(home)) < 1e-3
 
 
 @pytest.mark.parametrize('mode, spread', [('solve', None), ('servo', 0.4)])

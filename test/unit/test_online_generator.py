@@ -27,7 +27,7 @@ import pytest
 from ros_ik.tools.ruckig_reference import rest_to_rest_duration
 from ros_ik.trajectory.jerk_profile import advance
 from ros_ik.trajectory.motion_limits import MotionLimits
-from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator
+from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator, REST_TOLERANCE
 from ros_ik.trajectory.stream_check import (divided_differences, stream_peaks,
                                             stream_peaks_from_rest)
 
@@ -174,6 +174,25 @@ def test_a_joint_starting_outside_its_bounds_moves_in_and_stays_in():
     assert positions[-1] == pytest.approx(1.0) and np.all(np.diff(positions) <= 0.0)
     peaks = stream_peaks(times, positions[:, None], np.array([-1.0]), np.array([1.003]))
     assert np.all(peaks.ratios(limits.velocity, limits.acceleration, limits.jerk) <= 1 + 1e-9)
+
+
+def test_a_state_at_rest_within_the_rest_tolerance_of_its_target_holds_still():
+    """
+    Check a goal off by rounding noise leaves the state as it is, and one just beyond moves.
+
+    A servo goal at a reached target differs from the joints by ~1e-16 rad each cycle: the
+    arm must not creep by ulps (and its joints must repeat bit for bit).
+    """
+    limits = MotionLimits(np.array([-1.0, -1.0]), np.array([1.0, 1.0]), np.array([1.0, 1.0]),
+                          np.array([5.0, 5.0]), np.array([50.0, 50.0]))
+    generator = OnlineGenerator(limits)
+    state = MotionState.at_rest(np.array([0.3, -0.2]))
+    held = generator.step(state, state.position + [0.9 * REST_TOLERANCE, -1e-16], DT)
+    assert held.state is state and held.remaining == 0.0 and held.plan is None
+    moving = generator.step(state, state.position + [3.0 * REST_TOLERANCE, 0.0], DT)
+    assert moving.state.position[0] > state.position[0] and moving.plan is not None
+    in_motion = MotionState(state.position, np.array([1e-3, 0.0]), np.zeros(2))
+    assert generator.step(in_motion, in_motion.position, DT).state is not in_motion
 
 
 def test_a_stalled_stream_is_checked_from_rest_at_the_held_command():
