@@ -39,7 +39,7 @@ allowed to move apart: its clearance may not fall below its starting value at an
 """
 
 from dataclasses import dataclass, replace
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from ros_ik.collision.clearance_kernels import (body_poses_into, MEASURE_FROM, MEASURED,
@@ -283,21 +283,24 @@ class CollisionChecker:
                 return k
         return None
 
-    def point_jacobian(self, q: np.ndarray, body: int, point: np.ndarray) -> np.ndarray:
+    def normal_rates(self, q: np.ndarray, bodies: Sequence[int], points: np.ndarray,
+                     normals: np.ndarray) -> np.ndarray:
         """
-        Return ``J_p`` (3, n): the base-frame velocity of ``point`` fixed on ``body``.
+        Return ``R`` (k, n): ``R[k] = n_k^T J_p(p_k)``, each point's speed along its normal.
 
-        Column j (joints before the body): ``z_j x (p - o_j)`` (revolute), ``z_j``
-        (prismatic), with ``z_j``, ``o_j`` column 2 and 3 of the aligned frame ``G_j``.
+        ``p_k`` (m, base frame) is fixed on body ``bodies[k]``, ``n_k`` a unit vector; the
+        point Jacobian's column j, for the joints before the body, is ``z_j x (p - o_j)``
+        (revolute) or ``z_j`` (prismatic), with ``z_j``, ``o_j`` column 2 and 3 of the
+        aligned frame ``G_j``; zero for the others. All rows in one pass:
+        ``n^T (z x r) = z^T (r x n)``.
         """
         kinematics = self.model.kinematics
         self._walk_chain(q)
-        count = min(body, kinematics.n_joints)
-        J = np.zeros((3, kinematics.n_joints))
-        z = self._G[:count, :, 2]  # (count, 3) axes
-        r = np.asarray(point, dtype=float) - self._G[:count, :, 3]  # lever arms
-        moment = np.stack([z[:, 1] * r[:, 2] - z[:, 2] * r[:, 1],
-                           z[:, 2] * r[:, 0] - z[:, 0] * r[:, 2],
-                           z[:, 0] * r[:, 1] - z[:, 1] * r[:, 0]])  # (3, count): z x r
-        J[:, :count] = np.where(kinematics.prismatic[:count], z.T, moment)
-        return J
+        n = kinematics.n_joints
+        z, origins = self._G[:n, :, 2], self._G[:n, :, 3]  # (n, 3) axes and origins
+        points, normals = np.asarray(points, dtype=float), np.asarray(normals, dtype=float)
+        lever_cross_normal = np.cross(points[:, None, :] - origins[None], normals[:, None, :])
+        rates = np.where(kinematics.prismatic[:n], normals @ z.T,
+                         np.einsum('kjc,jc->kj', lever_cross_normal, z))
+        before_body = np.arange(n)[None, :] < np.asarray(bodies)[:, None]
+        return np.where(before_body, rates, 0.0)

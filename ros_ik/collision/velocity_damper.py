@@ -65,13 +65,14 @@ def damper_rows(checker: CollisionChecker, q: np.ndarray, contacts: Sequence[Con
                 rule: DamperRule) -> Tuple[np.ndarray, np.ndarray]:
     """Return ``A`` (k, n) and ``b`` (k,) of the damper constraints ``A qdot >= b``."""
     model = checker.model
-    A = np.zeros((len(contacts), model.kinematics.n_joints))
-    for row, contact in enumerate(contacts):
-        element_a, element_b = (model.elements[index] for index in model.pairs[contact.pair])
-        relative = (checker.point_jacobian(q, element_b.body, contact.p_b)
-                    - checker.point_jacobian(q, element_a.body, contact.p_a))
-        A[row] = contact.normal @ relative
-    return A, rule.bound([contact.distance for contact in contacts])
+    ends = [model.pairs[contact.pair] for contact in contacts]
+    normals = np.array([contact.normal for contact in contacts])
+    rates = checker.normal_rates(
+        q, [model.elements[b].body for _, b in ends] + [model.elements[a].body for a, _ in ends],
+        np.array([contact.p_b for contact in contacts] + [contact.p_a for contact in contacts]),
+        np.vstack([normals, normals]))
+    return (rates[:len(contacts)] - rates[len(contacts):],
+            rule.bound([contact.distance for contact in contacts]))
 
 
 def damped_velocity(checker: CollisionChecker, q: np.ndarray, qdot: np.ndarray,

@@ -274,25 +274,35 @@ def test_configurations_in_collision_have_negative_clearance_named():
 
 
 @needs_example_robots
-def test_the_point_jacobian_matches_finite_differences():
-    """Check J_p of a point fixed on each body of a UR5 against central differences."""
+def test_normal_rates_match_finite_differences():
+    """
+    Check n^T J_p of points fixed on each body of a UR5 against central differences.
+
+    One call for every body (the damper's rows in one pass), each with its own normal.
+    """
     _, model, _, _ = example_model('ur5')
     checker = CollisionChecker(model, 0.0, 0.01)
     q = np.array([0.3, -1.1, 1.4, -0.9, 0.7, 0.2])
-    point = np.array([0.1, -0.2, 0.5])
-    h = 1e-6
-    for body in range(1, model.kinematics.n_joints + 1):
-        checker._walk_chain(q)
-        T_body = checker._bodies[body].copy()
-        local = np.linalg.solve(T_body[:, :3], point - T_body[:, 3])  # point in the body
+    rng = np.random.default_rng(3)
+    bodies = list(range(model.kinematics.n_joints + 1))
+    points = rng.uniform(-0.6, 0.6, (len(bodies), 3))
+    normals = rng.normal(size=(len(bodies), 3))
+    normals /= np.linalg.norm(normals, axis=1)[:, None]
+    checker._walk_chain(q)
+    local = [np.linalg.solve(checker._bodies[body][:, :3], point - checker._bodies[body][:, 3])
+             for body, point in zip(bodies, points)]  # each point in its body's frame
 
-        def moved(q_moved: np.ndarray) -> np.ndarray:
-            checker._walk_chain(q_moved)
-            pose = checker._bodies[body]
-            return pose[:, :3] @ local + pose[:, 3]
-        expected = np.column_stack([(moved(q + h * e) - moved(q - h * e)) / (2.0 * h)
-                                    for e in np.eye(len(q))])
-        assert checker.point_jacobian(q, body, point) == pytest.approx(expected, abs=1e-6)
+    def moved(q_moved: np.ndarray) -> np.ndarray:
+        """Return the points (k, 3) fixed on their bodies, at ``q_moved``."""
+        checker._walk_chain(q_moved)
+        return np.array([checker._bodies[body][:, :3] @ p + checker._bodies[body][:, 3]
+                         for body, p in zip(bodies, local)])
+    h = 1e-6
+    velocities = np.stack([(moved(q + h * e) - moved(q - h * e)) / (2.0 * h)
+                           for e in np.eye(len(q))], axis=2)  # (k, 3, n)
+    expected = np.einsum('kc,kcj->kj', normals, velocities)
+    assert expected[0] == pytest.approx(0.0) and np.abs(expected[-1]).max() > 0.1
+    assert checker.normal_rates(q, bodies, points, normals) == pytest.approx(expected, abs=1e-6)
 
 
 @needs_example_robots
