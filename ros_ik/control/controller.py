@@ -205,6 +205,11 @@ class MarkerState:
     closest: Optional[Contact] = None
 
 
+def same_solution(a: np.ndarray, b: np.ndarray) -> bool:
+    """Return whether two joint vectors count as one solution (``DUPLICATE_SOLUTION``)."""
+    return float(np.abs(a - b).max(initial=0.0)) < DUPLICATE_SOLUTION
+
+
 def _holds_still(state: MotionState, following: MotionState) -> bool:
     """Return whether ``following`` is ``state`` held at rest (the same joints, bit for bit)."""
     return (state.is_at_rest() and following.is_at_rest()
@@ -805,7 +810,7 @@ class IkController:
     def _at_rest_at(self, q: Optional[np.ndarray]) -> bool:
         """Return whether the commanded motion is at rest at ``q``."""
         return (q is not None and self._motion.is_at_rest()
-                and float(np.abs(self._motion.position - q).max()) <= DUPLICATE_SOLUTION)
+                and same_solution(self._motion.position, q))
 
     def _search_detour(self) -> None:
         """
@@ -818,8 +823,8 @@ class IkController:
             goals: List[np.ndarray] = []
             for _, goal, _ in sorted(self._blocked_goals,
                                      key=lambda entry: float(np.abs(entry[1] - start).sum())):
-                if len(goals) < DETOUR_GOALS and not any(
-                        np.abs(goal - other).max() < DUPLICATE_SOLUTION for other in goals):
+                if len(goals) < DETOUR_GOALS and not any(same_solution(goal, other)
+                                                         for other in goals):
                     goals.append(goal)
             self._detour = DetourSearch(start, goals)
         generator = self._generator()
@@ -902,7 +907,7 @@ class IkController:
         checks = 0
         contact = None
         for goal in goals:
-            if any(np.abs(goal - other).max() < DUPLICATE_SOLUTION for other in tried):
+            if any(same_solution(goal, other) for other in tried):
                 continue
             if checks == MAX_CHECKED_SOLUTIONS or (checks and time.perf_counter() > deadline):
                 break
@@ -929,8 +934,7 @@ class IkController:
             return None
         position = self._motion.position
         for start, blocked, contact in self._blocked_goals:
-            if (np.array_equal(start, position)
-                    and np.abs(blocked - goal).max() < DUPLICATE_SOLUTION):
+            if np.array_equal(start, position) and same_solution(blocked, goal):
                 return contact
         return None
 
