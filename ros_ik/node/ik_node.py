@@ -122,8 +122,9 @@ class IkNode(Node):
         self._collision_model: Optional[CollisionModel] = None
         self._next_model: Optional[CollisionModel] = None  # validated, applied after the set
         self._urdf_text = ''
-        # Inputs the control cycle polls: joint states (the newest per joint set kept until
-        # the controller exists) and targets and jogs (topic, type, handler).
+        # Inputs the control cycle polls (they wait in their DDS histories until the
+        # controller exists): joint states, kept newest per joint set, and targets and jogs
+        # (topic, type, handler).
         self._polled = PolledInputs(self)
         self._joint_states = NewestJointStates(JointState)
         self._joint_state_topic = self._polled.subscribe(JointState, 'joint_states',

@@ -107,7 +107,3 @@ class NewestJointStates:
                                                   key=lambda entry: entry[1])]
         self._newest.clear()
         return taken
-
-    def clear(self) -> None:
-        """Forget every kept message."""
-        self._newest.clear()

@@ -76,9 +76,6 @@ def test_newest_per_joint_set_oldest_first():
     assert [(list(message.name), list(message.position), time) for message, time in taken] == [
         (rail, [5.0], 1.5), (arm, [2.0, 2.0], 2.0)]
     assert newest.take() == []
-    newest.keep(serialize_message(joint_state(arm)), 3.0)
-    newest.clear()
-    assert newest.take() == []
 
 
 def test_messages_without_a_key_are_kept_by_their_names(monkeypatch):
