@@ -25,7 +25,7 @@ stall, and the arm logs ``fault N: ...`` on the command of that cycle, milliseco
 """
 
 import re
-from typing import List
+from typing import List, Optional
 
 # A fault of the strict arm this soon (s) after the node reported a stall came from it.
 STALL_FAULT_WINDOW = 0.1
@@ -52,3 +52,11 @@ def faults_follow_stalls(node_output: str, arm_output: str,
     faults = log_times(arm_output, FAULT_TEXT)
     return bool(faults) and all(any(0.0 <= fault - stall <= window for stall in stalls)
                                 for fault in faults)
+
+
+def stall_fault_reason(node_output: str, arm_output: str) -> Optional[str]:
+    """Return why a run cannot be judged (each fault followed a stall, the arm's log), or None."""
+    if not faults_follow_stalls(node_output, arm_output):
+        return None
+    return ('the node was stalled mid-motion (a busy machine) and the strict arm faulted on '
+            'the held command: ' + arm_output[-500:])

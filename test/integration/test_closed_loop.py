@@ -42,7 +42,7 @@ from ros_ik.kinematics.transforms import pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_file
 from ros_ik.node.messages import pose_message
 from ros_ik.tools.node_processes import ProcessGroup, RosPeer
-from ros_ik.tools.stall_faults import faults_follow_stalls
+from ros_ik.tools.stall_faults import stall_fault_reason
 from ros_ik.trajectory.stream_check import divided_differences, stream_peaks_from_rest
 from sensor_msgs.msg import JointState
 from std_msgs.msg import UInt32
@@ -180,10 +180,9 @@ class Loop:
 
     def skip_if_faulted_by_a_stall(self) -> None:
         """Skip the test, saying so, where each fault of the strict arm followed a stall."""
-        arm_output = self.processes[0].output()
-        if faults_follow_stalls(self.processes[1].output(), arm_output):
-            pytest.skip('the node was stalled mid-motion (a busy machine) and the strict arm '
-                        'faulted on the held command: ' + arm_output[-500:])
+        reason = stall_fault_reason(self.processes[1].output(), self.processes[0].output())
+        if reason:
+            pytest.skip(reason)
 
     def wait_for(self, condition, timeout: float) -> None:
         """Wait for ``condition()``; fail after ``timeout`` s, or skip after a stall fault."""

@@ -22,7 +22,7 @@ import sys
 
 import pytest
 from ros_ik.tools.node_processes import executable
-from ros_ik.tools.stall_faults import faults_follow_stalls
+from ros_ik.tools.stall_faults import stall_fault_reason
 
 
 def skip_if_faulted_by_a_stall(output: str) -> None:
@@ -37,10 +37,9 @@ def skip_if_faulted_by_a_stall(output: str) -> None:
         return
     with open(os.path.join(folder.group(1), 'ik_node.log'), encoding='utf-8') as node_log, \
             open(os.path.join(folder.group(1), 'sim_arm.log'), encoding='utf-8') as arm_log:
-        node_output, arm_output = node_log.read(), arm_log.read()
-    if faults_follow_stalls(node_output, arm_output):
-        pytest.skip('the node was stalled mid-motion (a busy machine) and the strict arm '
-                    'faulted on the held command: ' + arm_output[-500:])
+        reason = stall_fault_reason(node_log.read(), arm_log.read())
+    if reason:
+        pytest.skip(reason)
 
 
 @pytest.mark.parametrize('arm, segments', [('ur5', 9), ('so101', 5)])

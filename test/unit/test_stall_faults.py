@@ -14,7 +14,7 @@
 
 """Telling a strict-arm fault made by a stall of the node from one the node made."""
 
-from ros_ik.tools.stall_faults import faults_follow_stalls, log_times
+from ros_ik.tools.stall_faults import faults_follow_stalls, log_times, stall_fault_reason
 
 NODE_LOG = ('[INFO] [100.000000000] [ros_ik]: executor: rclpy.experimental.EventsExecutor\n'
             '[WARN] [104.773827249] [ros_ik]: the control loop stalled for 0.113 s; '
@@ -41,3 +41,10 @@ def test_faults_right_after_a_reported_stall_are_the_stall_s_and_no_others():
     assert not faults_follow_stalls(NODE_LOG, arm_log(104.5))  # before the stall
     assert not faults_follow_stalls(NODE_LOG, arm_log())  # no fault: nothing to skip
     assert not faults_follow_stalls('', arm_log(104.776))  # no stall reported
+
+
+def test_the_reason_names_the_stall_and_quotes_the_arm():
+    """Check a reason only for an attributed fault, with the arm's fault line in it."""
+    assert 'fault 1: command needs acceleration' in stall_fault_reason(NODE_LOG,
+                                                                       arm_log(104.776))
+    assert stall_fault_reason(NODE_LOG, arm_log(107.0)) is None
