@@ -43,9 +43,10 @@ velocity, acceleration and jerk limits over the time between command stamps. A c
    farther than ``max_tracking_error`` from every command of the last
    ``joint_state_timeout`` (the arm lags: WARN), a target out of reach or not solved
    (ERROR) or a non-finite goal: brake to rest and hold. An arm that still lags when the
-   commands have been at rest for ``joint_state_timeout`` (it was moved, or its controller
-   faulted) is taken where it is: the stream restarts at rest at the measured joints,
-   which moves nothing (a controller restarting after a fault expects exactly that);
+   commands have been at rest and its lag has not shrunk for ``joint_state_timeout`` (it
+   was moved, or its controller faulted) is taken where it is: the stream restarts at rest
+   at the measured joints, which moves nothing (a controller restarting after a fault
+   expects exactly that); one still closing in is waited for;
 5. ``solve``: one IK solve per new target, seeded at the commanded joints, retried on the
    following cycles while it fails (``SOLVE_ATTEMPTS`` in all, none when the target is
    provably out of reach); continuous joints take the
@@ -98,6 +99,11 @@ STALL_SECONDS = 0.5  # s stopped short of the target before it is reported
 BLOCKED_PROGRESS = 1e-3
 # A gap between cycles longer than this many nominal periods is a stall of the process.
 MAX_STEP_PERIODS = 5.0
+# A lagging arm counts as moving while a joint moves by more than this part of
+# max_tracking_error, and at least LAG_MOTION_FLOOR (rad or m: joint-state noise never
+# counts); one that has not for joint_state_timeout has stopped away.
+LAG_MOTION = 0.01
+LAG_MOTION_FLOOR = 1e-4
 # JointTrajectory commands lead the clock by at least this many periods.
 MIN_LEAD_PERIODS = 3.0
 # The manipulability at the measured joints is computed at most this often (s).
@@ -262,6 +268,8 @@ class IkController:
         self._motion: Optional[MotionState] = None
         self._last_time = 0.0
         self._rest_since = 0.0
+        # While the arm lags: (time, joints) where it was last seen moving (None: it follows).
+        self._lagging_arm_moved: Optional[Tuple[float, np.ndarray]] = None
         self._history = CommandHistory(arm.chain.is_continuous)
         self._horizon = (TrajectoryHorizon() if settings.command_type == 'joint_trajectory'
                          else None)
@@ -488,6 +496,7 @@ class IkController:
         """Start (or restart) the command stream at rest at the measured joints."""
         self._motion = MotionState.at_rest(q_measured)
         self._last_time = self._rest_since = time
+        self._lagging_arm_moved = None
         self._history.clear()
         if self._horizon is not None:
             self._horizon.clear()
@@ -608,25 +617,43 @@ class IkController:
                               f'{contact.text()}: finishing the checked motion'))
         return generator.step(state, self._checked_goal, dt), self._checked_goal
 
+    def _has_stopped_away(self, q_measured: np.ndarray) -> bool:
+        """
+        Return whether the lagging arm has stopped away from the commands.
+
+        True when the commands have been at rest and no measured joint has moved by
+        ``LAG_MOTION * max_tracking_error`` (at least ``LAG_MOTION_FLOOR``, rad or m) for
+        ``joint_state_timeout`` (s): the arm was moved, or its controller faulted. An arm
+        still closing in on the held command (a slow controller, late joint states) is
+        waited for: taking it where it is would command a jump back from where the commands
+        left it.
+        """
+        settings, now = self.settings, self._last_time
+        moved = self._lagging_arm_moved
+        if moved is None or np.abs(q_measured - moved[1]).max() > max(
+                LAG_MOTION * settings.max_tracking_error, LAG_MOTION_FLOOR):
+            moved = self._lagging_arm_moved = (now, q_measured.copy())
+        return (self._motion.is_at_rest()
+                and now - max(self._rest_since, moved[0]) > settings.joint_state_timeout)
+
     def _tracking_goal(self, q_measured: np.ndarray, values: Dict[str, object],
                        notices: List[Notice], dt: float, now: float):
         """Return (level, message, goal, tracking) while joint states are fresh."""
         settings, arm = self.settings, self.arm
         lag = self._history.lag(q_measured)
         values['lag'] = lag
-        if lag > settings.max_tracking_error:
-            resting_for = (self._last_time - self._rest_since
-                           if self._motion.is_at_rest() else 0.0)
-            if resting_for > settings.joint_state_timeout:
-                notices.append(Notice('info', 'command:restart', 'the arm is not where the '
-                                      f'commands left it ({lag:.3g} away); continuing from '
-                                      'the measured joints'))
-                self._start_stream(q_measured, self._last_time)
-            else:
-                message = (f'the arm lags the commands by {lag:.3g} (max_tracking_error '
-                           f'{settings.max_tracking_error}); braking and waiting for it')
-                notices.append(Notice('warn', 'command:lag', message))
-                return 'WARN', message, Goal(None), None
+        if lag <= settings.max_tracking_error:
+            self._lagging_arm_moved = None
+        elif self._has_stopped_away(q_measured):
+            notices.append(Notice('info', 'command:restart', 'the arm is not where the '
+                                  f'commands left it ({lag:.3g} away); continuing from '
+                                  'the measured joints'))
+            self._start_stream(q_measured, self._last_time)
+        else:
+            message = (f'the arm lags the commands by {lag:.3g} (max_tracking_error '
+                       f'{settings.max_tracking_error}); braking and waiting for it')
+            notices.append(Notice('warn', 'command:lag', message))
+            return 'WARN', message, Goal(None), None
         if self._jog is not None:
             return self._jog_cycle(values, now, dt) + (None,)
         values['input'] = 'target' if self._target is not None else 'none'

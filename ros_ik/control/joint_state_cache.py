@@ -22,9 +22,12 @@ receiver's clock (s), so skewed stamps of other machines cannot hide stale data.
 """
 
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
+
+
+LAYOUTS_KEPT = 16  # joint sets whose layout is remembered (a bound: any count works)
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,15 @@ class JointStateUpdate:
     absent_joints: Tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """Where a joint set's chain joints are: chain indices, message indices, the update."""
+
+    chain_index: np.ndarray
+    message_index: np.ndarray
+    update: JointStateUpdate
+
+
 class JointStateCache:
     """Latest position (rad or m) and receive time (s) of every chain joint."""
 
@@ -46,30 +58,51 @@ class JointStateCache:
         self._index = {name: index for index, name in enumerate(self.joint_names)}
         self._positions = np.full(len(self.joint_names), np.nan)
         self._received = np.full(len(self.joint_names), -np.inf)
+        self._layouts: Dict[Tuple[str, ...], _Layout] = {}
 
     def update(self, names: Sequence[str], positions: Sequence[float],
                receive_time: float) -> JointStateUpdate:
-        """Merge one message's positions for the chain joints it names."""
+        """
+        Merge one message's positions for the chain joints it names.
+
+        A joint named twice takes its last value. The layout of a joint set (which entries
+        are chain joints) is computed once and remembered, so a driver's stream costs an
+        indexed copy per message.
+        """
         if len(names) != len(positions):
             return JointStateUpdate(error=f'joint_states has {len(names)} names but '
                                           f'{len(positions)} positions; message ignored',
                                     problem='lengths')
-        values = np.asarray(positions, dtype=float)
-        chain_entries = [(self._index[name], value) for name, value in zip(names, values)
-                         if name in self._index]
-        bad = [self.joint_names[index] for index, value in chain_entries
-               if not np.isfinite(value)]
-        if bad:
+        layout = self._layout(tuple(names))
+        values = np.asarray(positions, dtype=float)[layout.message_index]
+        finite = np.isfinite(values)
+        if not finite.all():
+            bad = [self.joint_names[index] for index in layout.chain_index[~finite]]
             return JointStateUpdate(error='joint_states has non-finite positions for '
                                           f'{", ".join(bad)}; message ignored',
                                     problem='non_finite')
-        for index, value in chain_entries:
-            self._positions[index] = value
-            self._received[index] = receive_time
-        extra = tuple(name for name in names if name not in self._index)
-        present = set(names)
-        absent = tuple(name for name in self.joint_names if name not in present)
-        return JointStateUpdate(extra_joints=extra, absent_joints=absent)
+        self._positions[layout.chain_index] = values
+        self._received[layout.chain_index] = receive_time
+        return layout.update
+
+    def _layout(self, names: Tuple[str, ...]) -> _Layout:
+        """Return the (remembered) layout of the joint set ``names``."""
+        layout = self._layouts.get(names)
+        if layout is None:
+            last_entry = {self._index[name]: entry for entry, name in enumerate(names)
+                          if name in self._index}
+            present = set(names)
+            layout = _Layout(
+                np.array(list(last_entry), dtype=np.intp),
+                np.array(list(last_entry.values()), dtype=np.intp),
+                JointStateUpdate(
+                    extra_joints=tuple(name for name in names if name not in self._index),
+                    absent_joints=tuple(name for name in self.joint_names
+                                        if name not in present)))
+            if len(self._layouts) >= LAYOUTS_KEPT:
+                self._layouts.clear()
+            self._layouts[names] = layout
+        return layout
 
     def missing_joints(self) -> List[str]:
         """Return chain joints never received."""

@@ -15,19 +15,21 @@
 """
 The ros_ik node: the ROS API of :class:`ros_ik.control.controller.IkController`.
 
-Joint states, targets and jogs are not handled message by message: their subscriptions
-are polled by the control cycle (:mod:`ros_ik.node.polled_inputs`), which takes what
-arrived, serialized, keeps the newest joint states per joint set and the newest target or
-jog (:mod:`ros_ik.node.serialized_inputs`) and deserializes only those, so a 1 kHz driver
-or a flood of targets costs no Python per message. One timer at ``update_rate`` does that,
-runs the controller's cycle and publishes the command it returns; two more timers publish
-``/diagnostics`` and ``~/markers``. Parameters come from the table in
-:mod:`ros_ik.control.parameters`, validated at start-up and on every set. See the README for
+Joint states, targets and jogs are not handled message by message. joint_states is polled
+by the control cycle (:mod:`ros_ik.node.polled_inputs`), which takes what arrived,
+serialized, keeps the newest message per joint set and reads names and positions straight
+from its bytes (:mod:`ros_ik.node.serialized_inputs`), so a 1 kHz driver costs no Python
+per message. Targets and jogs are kept serialized as they arrive, the newest of all their
+topics; the cycle deserializes that one only, so a flood of targets costs a store each and
+an idle topic nothing. One timer at ``update_rate`` does that, runs the controller's cycle
+and publishes the command it returns, serialized by :mod:`ros_ik.node.serialized_commands`;
+two more timers publish ``/diagnostics`` and ``~/markers``. Parameters come from the table
+in :mod:`ros_ik.control.parameters`, validated at start-up and on every set. See the README for
 topics, parameters and their QoS.
 """
 
 import sys
-from typing import Any, Callable, Dict, List, Optional, Tuple, Type
+from typing import Any, Callable, Dict, List, Optional, Type
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PoseStamped, Twist, TwistStamped
@@ -54,13 +56,14 @@ from ros_ik.kinematics.kernel_warm_up import warm_up_kernels
 from ros_ik.kinematics.urdf_errors import UrdfError
 from ros_ik.kinematics.urdf_loader import read_robot_description
 from ros_ik.node.mesh_packages import package_directories
-from ros_ik.node.messages import (command_message, COMMAND_MESSAGES, diagnostics, format_value,
+from ros_ik.node.messages import (COMMAND_MESSAGES, diagnostics, format_value,
                                   ik_markers, pose_components, scene_markers, vector)
 from ros_ik.node.parameter_declarations import (as_declared_types,
                                                 declare_joint_limit_overrides, declare_settings)
-from ros_ik.node.polled_inputs import PolledInputs, PolledTopic
-from ros_ik.node.run import run_node
-from ros_ik.node.serialized_inputs import NewestJointStates
+from ros_ik.node.polled_inputs import PolledInputs
+from ros_ik.node.run import run_node, timer_callback
+from ros_ik.node.serialized_commands import command_serializer, CommandSerializer
+from ros_ik.node.serialized_inputs import NewestInput, NewestJointStates
 from ros_ik.node.throttled_log import KeyedThrottle
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, String
@@ -119,17 +122,17 @@ class IkNode(Node):
             self.get_logger().info(f'compiled the IK kernels in {compile_seconds:.1f} s (numba, '
                                    'first start only; later starts load its cache)')
         self._controller: Optional[IkController] = None
+        self._serialize_command: Optional[CommandSerializer] = None  # with the controller
         self._collision_model: Optional[CollisionModel] = None
         self._next_model: Optional[CollisionModel] = None  # validated, applied after the set
         self._urdf_text = ''
-        # Inputs the control cycle polls (they wait in their DDS histories until the
-        # controller exists): joint states, kept newest per joint set, and targets and jogs
-        # (topic, type, handler).
+        # Joint states, polled by the control cycle (they wait in their DDS history until
+        # the controller exists) and kept newest per joint set; the newest target or jog.
         self._polled = PolledInputs(self)
         self._joint_states = NewestJointStates(JointState)
         self._joint_state_topic = self._polled.subscribe(JointState, 'joint_states',
                                                          JOINT_STATE_QOS)
-        self._input_topics: List[Tuple[PolledTopic, Type, InputHandler]] = []
+        self._newest_input = NewestInput(self._now)
         self._warn = KeyedThrottle(self._log_warning, WARNING_PERIOD)
         self._info = KeyedThrottle(self._log_info, INFO_PERIOD)
         command_type = self._settings.command_type
@@ -192,6 +195,8 @@ class IkNode(Node):
         self._controller = IkController(arm, settings, resolved.limits,
                                         self._collision_guard(urdf_text, arm))
         chain = arm.chain
+        self._serialize_command = command_serializer(settings.command_type, chain.joint_names,
+                                                     self._epoch_ns)
         self.get_logger().info(
             f'chain {chain.base_link} -> {chain.tip_link}: {", ".join(chain.joint_names)}; '
             f'mode {settings.mode}, commands as {settings.command_type}')
@@ -273,7 +278,7 @@ class IkNode(Node):
         """Create the timer ``name`` of :data:`TIMERS` with the period its parameter sets."""
         parameter, period_of, callback_name = TIMERS[name]
         return self.create_timer(period_of(getattr(self._settings, parameter)),
-                                 getattr(self, callback_name))
+                                 timer_callback(getattr(self, callback_name)))
 
     # -------------------------------------------------------------- callbacks
     # rclpy fixes a logger call site's severity at its first call: one site per severity.
@@ -303,14 +308,15 @@ class IkNode(Node):
     def _subscribe_input(self, message_type: Type, topic: str, handler: 'InputHandler',
                          qos: QoSProfile) -> None:
         """
-        Subscribe ``topic`` for the control cycle to poll.
+        Subscribe ``topic`` (serialized): its messages become the newest input.
 
         Only the newest target or jog drives the arm (each preempts the one before), so a
         flood of them costs one deserialization and validation per cycle;
         ``handler(message, receive_time)`` runs in the cycle.
         """
-        self._input_topics.append((self._polled.subscribe(message_type, topic, qos),
-                                   message_type, handler))
+        self.create_subscription(message_type, topic,
+                                 self._newest_input.keeper(handler, message_type), qos,
+                                 raw=True)
 
     def _take_target_pose(self, message: PoseStamped, _: float) -> List[Notice]:
         """Hand over a full-pose target."""
@@ -356,19 +362,14 @@ class IkNode(Node):
         """
         Hand the controller the newest joint states (per joint set) and the newest input.
 
-        The newest input: of every target and jog taken this cycle, the last received.
+        The newest input: of every target and jog since the last cycle, the last received.
         """
         controller = self._controller
         for data, receive_time in self._joint_state_topic.take(now):
             self._joint_states.keep(data, receive_time)
-        for message, receive_time in self._joint_states.take():
-            self._log(controller.update_joint_state(message.name, message.position,
-                                                    receive_time))
-        newest: Optional[Tuple[InputHandler, Type, bytes, float]] = None
-        for topic, message_type, handler in self._input_topics:
-            for data, receive_time in topic.take(now):
-                if newest is None or receive_time >= newest[3]:
-                    newest = (handler, message_type, data, receive_time)
+        for names, positions, receive_time in self._joint_states.take():
+            self._log(controller.update_joint_state(names, positions, receive_time))
+        newest = self._newest_input.take()
         if newest is not None:
             handler, message_type, data, receive_time = newest
             self._log(handler(deserialize_message(data, message_type), receive_time))
@@ -430,9 +431,7 @@ class IkNode(Node):
 
     def _publish_command(self, command: Command) -> None:
         """Publish the command (stamped with the time it is for) in chain joint order."""
-        self._command_publisher.publish(command_message(
-            self._settings.command_type, self._controller.arm.chain.joint_names, command,
-            self._epoch_ns))
+        self._command_publisher.publish(self._serialize_command(command))
 
     def _publish_markers(self) -> None:
         """Publish the target and the manipulability ellipsoid at the measured tip (if heard)."""

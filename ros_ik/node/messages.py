@@ -26,7 +26,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Point, Pose, Vector3
 import numpy as np
 from ros_ik.collision.collision_model import CollisionModel
-from ros_ik.control.controller import Command, MarkerState
+from ros_ik.control.controller import MarkerState
 from ros_ik.control.trajectory_horizon import Horizon
 from ros_ik.kinematics.transforms import matrix_to_quaternion
 from sensor_msgs.msg import JointState
@@ -63,17 +63,6 @@ def pose_message(T: np.ndarray) -> Pose:
     return pose
 
 
-def joint_state_command(joint_names: Sequence[str], q: np.ndarray, velocity: np.ndarray,
-                        stamp: Time) -> JointState:
-    """Return a sensor_msgs JointState command (positions and velocities)."""
-    message = JointState()
-    message.header.stamp = stamp
-    message.name = list(joint_names)
-    message.position = q.tolist()
-    message.velocity = velocity.tolist()
-    return message
-
-
 def stamp_message(epoch_ns: int, seconds: float) -> Time:
     """Return the builtin_interfaces Time ``seconds`` after ``epoch_ns`` (ns of the clock)."""
     nanoseconds = epoch_ns + int(round(seconds * 1e9))
@@ -102,27 +91,6 @@ def joint_trajectory_command(joint_names: Sequence[str], horizon: Horizon,
             horizon.positions, horizon.velocities, horizon.accelerations,
             (epoch_ns + np.round(times * 1e9).astype(np.int64) - start_ns).tolist())]
     return message
-
-
-def position_array_command(q: np.ndarray) -> Float64MultiArray:
-    """Return a Float64MultiArray of positions (forward_position_controller)."""
-    return Float64MultiArray(data=q.tolist())
-
-
-def command_message(command_type: str, joint_names: Sequence[str], command: Command,
-                    epoch_ns: int):
-    """
-    Return the command of ``command_type`` (see :data:`COMMAND_MESSAGES`).
-
-    ``command.time`` (s after ``epoch_ns``, the node's clock) is the time the command is
-    for (JointState's header); JointTrajectory carries ``command.horizon``.
-    """
-    if command_type == 'joint_state':
-        return joint_state_command(joint_names, command.q, command.velocity,
-                                   stamp_message(epoch_ns, command.time))
-    if command_type == 'joint_trajectory':
-        return joint_trajectory_command(joint_names, command.horizon, epoch_ns)
-    return position_array_command(command.q)
 
 
 def diagnostics(stamp: Time, name: str, hardware_id: str, level: str, message: str,

@@ -23,6 +23,7 @@ node is destroyed and rclpy shut down, in that order, so no callback ever runs o
 context. A stop requested during start-up ends the process right after the node is built.
 """
 
+import inspect
 from typing import Callable, List, Optional, Tuple, Type
 
 import rclpy
@@ -51,6 +52,21 @@ def create_executor(context: Optional[Context] = None) -> Tuple[Executor, str]:
             'executor: SingleThreadedExecutor (this rclpy has no '
             'rclpy.experimental.EventsExecutor)')
     return EventsExecutor(context=context), 'executor: rclpy.experimental.EventsExecutor'
+
+
+def timer_callback(callback: Callable[[], None]) -> Callable[[], None]:
+    """
+    Return ``callback`` wrapped in a function whose signature is known in advance.
+
+    rclpy's EventsExecutor (Kilted) calls ``inspect.signature`` on a timer's callback at
+    every event, to learn whether it takes a ``TimerInfo``: 20-70 us for a bound method,
+    2-7 % of a core at 1 kHz. A ``__signature__`` attribute (the protocol ``inspect``
+    honours) makes that a lookup. The wrapper takes no argument, as ``callback``.
+    """
+    def call() -> None:
+        callback()
+    call.__signature__ = inspect.Signature()
+    return call
 
 
 def run_node(create_node: Callable[[], Node], logger_name: str,

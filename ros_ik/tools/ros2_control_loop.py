@@ -16,16 +16,16 @@
 The IK controller in closed loop with an emulated ros2_control controller, on a simulated clock.
 
 The controller's cycles run at ``update_rate`` with timer jitter; each cycle's command is
-built as the node builds it (:func:`ros_ik.node.messages.command_message`: the real
-message) and delivered after a random delay in ``[0, delivery_jitter]`` (some messages
-lost, a stall of the controller's process); the ros2_control controller runs at its own
-``controller_rate``: joint_trajectory_controller (:mod:`ros_ik.tools.jtc_emulation`) for
-``joint_trajectory``, a forward position controller (the newest array, held) for
-``float64_multi_array``. The hardware follows the setpoint exactly and reports it as
-joint_states every update. What counts is the setpoint the hardware executes, sampled at
-``controller_rate``: its velocity, acceleration and jerk are the divided differences of
-:mod:`ros_ik.trajectory.stream_check` (the sampled setpoint of a spline within the limits
-never exceeds them).
+serialized as the node publishes it (:mod:`ros_ik.node.serialized_commands`: the real bytes,
+read back as the controller's message) and delivered after a random delay in
+``[0, delivery_jitter]`` (some messages lost, a stall of the controller's process); the
+ros2_control controller runs at its own ``controller_rate``: joint_trajectory_controller
+(:mod:`ros_ik.tools.jtc_emulation`) for ``joint_trajectory``, a forward position controller
+(the newest array, held) for ``float64_multi_array``. The hardware follows the setpoint
+exactly and reports it as joint_states every update. What counts is the setpoint the
+hardware executes, sampled at ``controller_rate``: its velocity, acceleration and jerk are
+the divided differences of :mod:`ros_ik.trajectory.stream_check` (the sampled setpoint of a
+spline within the limits never exceeds them).
 """
 
 from dataclasses import dataclass, field
@@ -33,9 +33,11 @@ import heapq
 from typing import List, Tuple
 
 import numpy as np
+from rclpy.serialization import deserialize_message
 from ros_ik.control.controller import IkController
 from ros_ik.kinematics.transforms import matrix_to_quaternion
-from ros_ik.node.messages import command_message
+from ros_ik.node.messages import COMMAND_MESSAGES
+from ros_ik.node.serialized_commands import command_serializer
 from ros_ik.tools.jtc_emulation import JointTrajectoryControllerEmulation
 from ros_ik.trajectory.stream_check import stream_peaks
 
@@ -80,6 +82,7 @@ class Ros2ControlLoop:
         self.controller = controller
         self.command_type = controller.settings.command_type
         self.names = controller.arm.chain.joint_names
+        self._serialize = command_serializer(self.command_type, self.names, EPOCH_NS)
         self.faults = faults
         self.period = 1.0 / controller_rate
         self.rng = np.random.default_rng(seed)
@@ -117,7 +120,8 @@ class Ros2ControlLoop:
         self._sent += 1
         if self.faults.lost_every and self._sent % self.faults.lost_every == 0:
             return
-        message = command_message(self.command_type, self.names, command, EPOCH_NS)
+        message = deserialize_message(self._serialize(command),
+                                      COMMAND_MESSAGES[self.command_type])
         arrival = t + self.faults.delivery_jitter * self.rng.uniform()
         heapq.heappush(self._in_flight, (arrival, self._sent, message))
 

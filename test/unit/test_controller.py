@@ -504,3 +504,30 @@ def test_a_pose_off_a_five_joint_arm_is_taken_to_the_closest_pose(mode):
     gradient = J.T @ np.concatenate([e_p, weight ** 2 * e_o])
     assert np.abs(gradient).max() < 1e-4, gradient
     assert np.linalg.norm(e_o) > 0.01  # it really is off the reachable poses
+
+
+def test_an_arm_that_lags_but_closes_in_is_waited_for_without_a_jump():
+    """
+    Check a slow arm: brake, wait while its lag shrinks, never restart; reach the goal.
+
+    The arm moves toward each command at a quarter of the commands' speed limit, so it
+    falls behind by more than ``max_tracking_error`` and then closes in on the held
+    command for longer than ``joint_state_timeout``. Taking it where it is would jump the
+    commands back; waiting keeps the whole stream within every limit.
+    """
+    controller = controller_for('ur5', joint_state_timeout=0.3)
+    names = controller.arm.chain.joint_names
+    T_base_target = controller.arm.kinematics.tip_pose(UR5_GOAL)
+    controller.set_target('', *pose_of(T_base_target), 'pose')
+    step_limit = 0.25 * controller.limits.velocity * controller.settings.velocity_scale * 0.01
+    q, stream, now, keys = np.array(UR5_HOME, dtype=float), [], 0.0, set()
+    while now < 15.0:
+        controller.update_joint_state(names, q, now)
+        result = controller.cycle(now)
+        stream.append(result.command)
+        keys.update(notice.key for notice in result.notices)
+        q = q + np.clip(result.command.q - q, -step_limit, step_limit)
+        now += 0.01
+    assert 'command:lag' in keys and 'command:restart' not in keys
+    assert_commands_within_limits(controller, stream, UR5_HOME)
+    assert tip_error(controller, q, T_base_target) < 1e-3

@@ -16,7 +16,7 @@
 JointTrajectory horizons and the emulated joint_trajectory_controller (JTC) they feed.
 
 The emulation against closed forms and JTC's validation rules; the node's real messages
-(:func:`ros_ik.node.messages.command_message`) from the controller in closed loop with it on
+(:mod:`ros_ik.node.serialized_commands`) from the controller in closed loop with it on
 a simulated clock, through delivery jitter, lost messages and a stall of the node.
 """
 
@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 from ros_ik.control.trajectory_horizon import HOLD
 from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS
-from ros_ik.node.messages import command_message
+from ros_ik.node.messages import joint_trajectory_command
 from ros_ik.tools.jtc_emulation import JointTrajectoryControllerEmulation, spline
 from ros_ik.tools.ros2_control_loop import (EPOCH_NS, LoopFaults, run_random_targets,
                                             setpoint_peaks, wall_speed)
@@ -146,7 +146,7 @@ def test_horizons_agree_on_their_overlap_start_before_the_clock_and_end_at_rest(
                 assert match.size == 1
                 assert previous.positions[match[0]] == pytest.approx(horizon.positions[index],
                                                                      abs=1e-12)
-        assert jtc.receive(command_message('joint_trajectory', names, command, EPOCH_NS),
+        assert jtc.receive(joint_trajectory_command(names, command.horizon, EPOCH_NS),
                            now + 0.005) is None
         previous, previous_time, now = horizon, command.time, now + 0.01
     assert np.abs(previous.velocities).max() > 0.1  # it was moving

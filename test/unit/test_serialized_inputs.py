@@ -12,14 +12,16 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Unit tests of the serialized inputs: the joint-set key read from CDR bytes, newest kept."""
+"""Unit tests of the serialized inputs: joint sets, names and positions read from CDR bytes."""
 
 import struct
 
 from hypothesis import given, settings, strategies as st
+import numpy as np
 from rclpy.serialization import serialize_message
 from ros_ik.node import serialized_inputs
-from ros_ik.node.serialized_inputs import joint_names_key, NewestJointStates
+from ros_ik.node.serialized_inputs import (joint_names_key, joint_positions, NewestInput,
+                                           NewestJointStates)
 from sensor_msgs.msg import JointState
 
 NAMES = st.lists(st.text(alphabet=st.characters(blacklist_categories=('Cs',),
@@ -49,18 +51,40 @@ def test_key_is_the_name_sequence(names_a, names_b, frame_a, frame_b):
     assert struct.unpack_from('<I', key_a)[0] == len(names_a)
 
 
-def test_big_endian_cdr_key_and_other_encapsulations():
-    """Check a hand-built big-endian message's key; other or cut-off bytes give None."""
+@settings(max_examples=200, deadline=None)
+@given(NAMES, st.text(max_size=20).filter(lambda text: '\x00' not in text), st.data())
+def test_names_and_positions_read_from_the_bytes(names, frame_id, data):
+    """Check names and positions equal the message's, for any names, frame and values."""
+    positions = data.draw(st.lists(st.floats(allow_nan=False), min_size=len(names),
+                                   max_size=len(names)))
+    message = joint_state(names, frame_id, positions)
+    message.velocity = [1.0] * len(names)
+    read = joint_positions(serialize_message(message))
+    assert read is not None
+    assert read[0] == tuple(names)
+    np.testing.assert_array_equal(read[1], positions)
+    assert read[1].dtype == np.float64 and read[1].flags.writeable
+
+
+def test_big_endian_cdr_and_other_encapsulations():
+    """Check a hand-built big-endian message's key and values; other or cut bytes give None."""
     def string(text: bytes) -> bytes:
         encoded = struct.pack('>I', len(text) + 1) + text + b'\x00'
         return encoded + b'\x00' * (-len(encoded) % 4)
     names = struct.pack('>I', 2) + string(b'j1') + string(b'joint_2')
-    body = struct.pack('>iI', 1, 2) + string(b'base') + names + struct.pack('>I', 0)
-    assert joint_names_key(b'\x00\x00\x00\x00' + body) == (
+    body = struct.pack('>iI', 1, 2) + string(b'base') + names
+    body += struct.pack('>I', 2) + b'\x00' * (-(len(body) + 4) % 8) + struct.pack('>dd', 0.5, -2.0)
+    data = b'\x00\x00\x00\x00' + body
+    assert joint_names_key(data) == (
         struct.pack('>II', 2, 3) + b'j1\x00' + struct.pack('>I', 8) + b'joint_2\x00')
+    names_read, positions = joint_positions(data)
+    assert names_read == ('j1', 'joint_2')
+    np.testing.assert_array_equal(positions, [0.5, -2.0])
+    assert joint_positions(data[:-1]) is None  # ends inside the last position
     little = serialize_message(joint_state(['a', 'b']))
     assert little[:2] == b'\x00\x01'
     assert joint_names_key(b'\x00\x07' + little[2:]) is None  # XCDR2: not read here
+    assert joint_positions(b'\x00\x07' + little[2:]) is None
     assert joint_names_key(little[:20]) is None
     assert joint_names_key(little[:29]) is None  # inside the second name
 
@@ -73,8 +97,8 @@ def test_newest_per_joint_set_oldest_first():
     newest.keep(serialize_message(joint_state(rail, positions=[5.0])), 1.5)
     newest.keep(serialize_message(joint_state(arm, positions=[2.0, 2.0])), 2.0)
     taken = newest.take()
-    assert [(list(message.name), list(message.position), time) for message, time in taken] == [
-        (rail, [5.0], 1.5), (arm, [2.0, 2.0], 2.0)]
+    assert [(names, list(positions), time) for names, positions, time in taken] == [
+        (tuple(rail), [5.0], 1.5), (tuple(arm), [2.0, 2.0], 2.0)]
     assert newest.take() == []
 
 
@@ -85,5 +109,28 @@ def test_messages_without_a_key_are_kept_by_their_names(monkeypatch):
     newest.keep(serialize_message(joint_state(['a'], positions=[1.0])), 1.0)
     newest.keep(serialize_message(joint_state(['b'], positions=[2.0])), 2.0)
     newest.keep(serialize_message(joint_state(['a'], positions=[3.0])), 3.0)
-    assert [(list(message.name), list(message.position), time)
-            for message, time in newest.take()] == [(['b'], [2.0], 2.0), (['a'], [3.0], 3.0)]
+    assert [(names, list(positions), time) for names, positions, time in newest.take()] == [
+        (('b',), [2.0], 2.0), (('a',), [3.0], 3.0)]
+
+
+def test_positions_the_bytes_cannot_give_are_deserialized(monkeypatch):
+    """Check a kept message whose positions cannot be read is deserialized at the take."""
+    monkeypatch.setattr(serialized_inputs, 'joint_positions', lambda data: None)
+    newest = NewestJointStates(JointState)
+    newest.keep(serialize_message(joint_state(['a', 'b'], positions=[1.0, 2.0])), 1.0)
+    [(names, positions, time)] = newest.take()
+    assert (names, list(positions), time) == (('a', 'b'), [1.0, 2.0], 1.0)
+
+
+def test_newest_input_of_all_topics_with_its_handler_and_time():
+    """Check the last message kept by any topic's keeper is taken once, with its stamp."""
+    now = [1.0]
+    newest = NewestInput(lambda: now[0])
+    keep_target, keep_jog = newest.keeper('target', JointState), newest.keeper('jog', str)
+    assert newest.take() is None
+    keep_target(b'first')
+    now[0] = 2.0
+    keep_jog(b'jog')
+    keep_target(b'second')
+    assert newest.take() == ('target', JointState, b'second', 2.0)
+    assert newest.take() is None

@@ -14,6 +14,7 @@
 
 """Unit tests of the input handling: targets, their frames, joint states, log throttling."""
 
+from hypothesis import given, settings, strategies as st
 import numpy as np
 import pytest
 from ros_ik.control.joint_state_cache import JointStateCache
@@ -96,6 +97,34 @@ def test_joint_state_cache_merges_by_name_and_rejects_bad_messages():
     assert cache.update(['a'], [1.0, 2.0], 3.0).error == (
         'joint_states has 1 names but 2 positions; message ignored')
     np.testing.assert_array_equal(cache.positions(), [0.1, 0.5, 0.3])
+
+
+JOINT_NAMES = st.sampled_from(['a', 'b', 'c', 'gripper', 'rail'])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.tuples(JOINT_NAMES, st.floats(-10.0, 10.0)), max_size=6),
+                min_size=1, max_size=40))
+def test_joint_state_cache_equals_merging_entry_by_entry(messages):
+    """
+    Check the remembered layouts against a plain merge, entry by entry (last one wins).
+
+    Up to 40 messages of random joint sets (repeated names included, more joint sets than
+    the cache keeps layouts for): positions, extra and absent joints as a dict merge gives.
+    """
+    chain = ('a', 'b', 'c')
+    cache, expected = JointStateCache(chain), {}
+    for time, entries in enumerate(messages):
+        names, values = [name for name, _ in entries], [value for _, value in entries]
+        update = cache.update(names, values, float(time))
+        expected.update((name, value) for name, value in entries if name in chain)
+        assert update.extra_joints == tuple(name for name in names if name not in chain)
+        assert update.absent_joints == tuple(name for name in chain if name not in names)
+    known = [expected.get(name, np.nan) for name in chain]
+    if cache.positions() is None:
+        assert np.isnan(known).any()
+    else:
+        np.testing.assert_array_equal(cache.positions(), known)
 
 
 def test_keyed_throttle_keeps_problems_apart():
