@@ -421,9 +421,8 @@ def test_a_five_joint_arm_reaches_points_ok_and_takes_full_poses_to_the_closest(
         for goal in rng.uniform(0.7 * chain.lower, 0.7 * chain.upper, size=(3, 5)):
             T_base_target = loop.kinematics.tip_pose(goal)
             loop.send_point(T_base_target[:3, 3])
-            assert peer.spin_until(lambda: loop.error(T_base_target, rows=(0, 1, 2)) < 1e-3
-                                   and loop.status.message == 'target reached', 30.0), (
-                loop.status.message)
+            loop.wait_for(lambda: loop.error(T_base_target, rows=(0, 1, 2)) < 1e-3
+                          and loop.status.message == 'target reached', 30.0)
             assert loop.status.level == DiagnosticStatus.OK  # no singularity warning either
         loop.check_stream(home)
         assert 'task_axes' not in loop.processes[1].output()
@@ -434,10 +433,8 @@ def test_a_five_joint_arm_reaches_points_ok_and_takes_full_poses_to_the_closest(
         T_base_target = loop.kinematics.tip_pose(home + np.array([0.3, 0.2, -0.3, 0.2, 0.4]))
         T_base_target[:3, :3] = T_base_target[:3, :3] @ rpy_to_matrix(0.0, 0.0, 0.3)
         loop.send_pose(T_base_target)
-        assert peer.spin_until(lambda: loop.status is not None
-                               and 'closest pose' in loop.status.message
-                               and len(loop.velocities) > 0
-                               and np.all(loop.velocities[-1] == 0.0), 30.0)
+        loop.wait_for(lambda: loop.status is not None and 'closest pose' in loop.status.message
+                      and len(loop.velocities) > 0 and np.all(loop.velocities[-1] == 0.0), 30.0)
         assert loop.status.level == DiagnosticStatus.WARN
         output = loop.processes[1].output()
         assert 'task_axes:="x y z"' in output and 'IK failed' not in output
