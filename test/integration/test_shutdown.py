@@ -27,6 +27,7 @@ than 0.2 s; no program can handle a signal before its handler exists.
 import importlib.util
 import random
 import signal
+import subprocess
 
 from geometry_msgs.msg import PoseStamped
 import numpy as np
@@ -99,7 +100,14 @@ def test_sigint_and_sigterm_at_any_moment_exit_zero(ros_domain_id, processes, tm
                                    or catches_stop_signals(process.process.pid), 30.0)
             stop_signal = signal.SIGINT if run % 2 == 0 else signal.SIGTERM
             process.process.send_signal(stop_signal)
-            code = process.wait(timeout=15.0)
+            try:
+                code = process.wait(timeout=15.0)
+            except subprocess.TimeoutExpired:
+                # faulthandler (rclpy's EventsExecutor enables it) dumps every thread's stack.
+                process.process.send_signal(signal.SIGABRT)
+                process.stop()
+                pytest.fail(f'run {run}, {stop_signal.name}: no exit within 15 s; its '
+                            f'threads:\n{process.output()[-8000:]}')
             process.stop()
             output = process.output()
             assert code == 0, f'run {run}, {stop_signal.name}: exit {code}\n{output}'
