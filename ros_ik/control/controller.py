@@ -100,10 +100,11 @@ BLOCKED_PROGRESS = 1e-3
 # A gap between cycles longer than this many nominal periods is a stall of the process.
 MAX_STEP_PERIODS = 5.0
 # A lagging arm counts as moving while a joint moves by more than this part of
-# max_tracking_error, and at least LAG_MOTION_FLOOR (rad or m: joint-state noise never
-# counts); one that has not for joint_state_timeout has stopped away.
-LAG_MOTION = 0.01
-LAG_MOTION_FLOOR = 1e-4
+# max_tracking_error, and at least LAG_MOTION_FLOOR (rad or m: encoder ticks and
+# joint-state noise never count; a 12-bit servo's tick is 1.5e-3 rad); one that has not
+# for joint_state_timeout has stopped away.
+LAG_MOTION = 0.1
+LAG_MOTION_FLOOR = 5e-3
 # JointTrajectory commands lead the clock by at least this many periods.
 MIN_LEAD_PERIODS = 3.0
 # The manipulability at the measured joints is computed at most this often (s).
