@@ -15,6 +15,9 @@
 """
 Proxy clearances of every checked pair, for one configuration or a whole motion (numba).
 
+Also the rates at which witness points move along their normals (the velocity damper's
+rows).
+
 ``elements = (body, kind, ends, radius, box_pose, half)`` as in
 :mod:`ros_ik.collision.distance_kernels`, in the bodies' aligned frames; body poses come
 from the chain walk ``G_j`` (body 0: the base, identity). A pair whose bounding spheres are
@@ -99,6 +102,32 @@ def motion_clearances(Q: np.ndarray, A: np.ndarray, prismatic: np.ndarray, eleme
         body_poses_into(Q[k], A, prismatic, G, bodies)
         clearances_into(bodies, elements, pair_a, pair_b, cutoff, world_ends, world_box, out[k])
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def normal_rates_into(G: np.ndarray, prismatic: np.ndarray, bodies: np.ndarray,
+                      points: np.ndarray, normals: np.ndarray, out: np.ndarray) -> None:
+    """
+    Write ``out[k, j] = n_k^T J_p(p_k)[:, j]``: point k's speed along its normal per joint.
+
+    ``G`` (n, 3, 4): the aligned frames (axis ``z_j`` column 2, origin ``o_j`` column 3, base
+    frame); point ``p_k`` (m) is fixed on body ``bodies[k]`` (0: the base), ``n_k`` a unit
+    vector. Revolute: ``n^T (z_j x (p - o_j)) = z_j^T ((p - o_j) x n)``; prismatic:
+    ``n^T z_j``; zero for the joints from the body on (they do not move it).
+    """
+    for k in range(points.shape[0]):
+        n0, n1, n2 = normals[k, 0], normals[k, 1], normals[k, 2]
+        for j in range(G.shape[0]):
+            if j >= bodies[k]:
+                out[k, j] = 0.0
+            elif prismatic[j]:
+                out[k, j] = G[j, 0, 2] * n0 + G[j, 1, 2] * n1 + G[j, 2, 2] * n2
+            else:
+                r0 = points[k, 0] - G[j, 0, 3]
+                r1 = points[k, 1] - G[j, 1, 3]
+                r2 = points[k, 2] - G[j, 2, 3]
+                out[k, j] = (G[j, 0, 2] * (r1 * n2 - r2 * n1) + G[j, 1, 2] * (r2 * n0 - r0 * n2)
+                             + G[j, 2, 2] * (r0 * n1 - r1 * n0))
 
 
 OPEN, PROVEN, MEASURE_FROM = 0, 1, 2  # walk outcomes; violations are -1 - sample

@@ -33,6 +33,9 @@ The samples are at most ``spacing`` apart in the weighted path length of
 
 The proxies enclose the shapes, so a proxy clearance is a lower bound: coal measures a
 pair on the real shapes (primitives, mesh hulls) only where its proxy cannot prove a rule.
+Coal's last measure of a pair is a lower bound too, less the motion since
+(:meth:`CollisionChecker.clearance_bounds`): from one control cycle to the next, a pair
+whose proxies overlap while its shapes stay apart is not measured again.
 
 A pair already closer than ``padding`` at the start (a bad start, a new object) is only
 allowed to move apart: its clearance may not fall below its starting value at any sample.
@@ -42,8 +45,9 @@ from dataclasses import dataclass, replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
-from ros_ik.collision.clearance_kernels import (body_poses_into, MEASURE_FROM, MEASURED,
-                                                motion_clearances, OPEN, walk_pairs)
+from ros_ik.collision.clearance_kernels import (body_poses_into, BOUND, clearances_into,
+                                                MEASURE_FROM, MEASURED, motion_clearances,
+                                                normal_rates_into, OPEN, walk_pairs)
 from ros_ik.collision.collision_model import CollisionModel
 
 ESCAPE_TOLERANCE = 1e-6  # m a pair in collision may lose to round-off while moving apart
@@ -98,7 +102,19 @@ class CollisionChecker:
         self._G = np.empty((n, 3, 4))
         self._bodies = np.empty((n + 1, 3, 4))
         self._walked = np.full(n, np.nan)  # the joints of the last walk (NaN: none yet)
+        self._walked_bytes = b''
         self._measured_here: Dict[int, Contact] = {}  # pair -> coal's contact at _walked
+        self._placed: Dict[int, object] = {}  # element -> its coal pose at _walked
+        element_count = len(model.elements)
+        self._world_ends = np.empty((element_count, 2, 3))
+        self._world_box = np.empty((element_count, 3, 4))
+        self._bounds = np.empty(len(model.pairs))  # clearance bounds at _walked ...
+        self._bounds_ready = False  # ... once computed
+        self._bounds_view = self._bounds.view()
+        self._bounds_view.flags.writeable = False
+        pair_count = len(model.pairs)
+        self._known_at = np.zeros((pair_count, n))  # where coal last measured each pair
+        self._known_clearance = np.full(pair_count, -np.inf)  # ... and what it found (m)
 
     @property
     def pair_count(self) -> int:
@@ -125,35 +141,77 @@ class CollisionChecker:
         damper and step check ask for the same pairs and points at one ``q``.
         """
         q = np.asarray(q, dtype=float)
-        if np.array_equal(q, self._walked):
+        key = q.tobytes()
+        if key == self._walked_bytes:
             return
         kinematics = self.model.kinematics
         body_poses_into(q, kinematics.A, kinematics.prismatic, self._G, self._bodies)
-        self._walked = q.copy()
+        self._walked, self._walked_bytes = q.copy(), key
         self._measured_here.clear()
+        self._placed.clear()
+        self._bounds_ready = False
+
+    def clearance_bounds(self, q: np.ndarray, cutoff: float) -> np.ndarray:
+        """
+        Return a lower bound (m) of every pair's clearance at ``q`` (pairs,); read-only.
+
+        The larger of the pair's proxy clearance (the exact capsule or box distance where
+        the proxies' bounding spheres are closer than ``cutoff``, their gap elsewhere:
+        :mod:`ros_ik.collision.clearance_kernels`) and what coal's last measure of the pair
+        still guarantees: a pair measured at clearance ``d_0`` at ``q_0`` has at least
+        ``d_0 - W_p . |q - q_0|`` at ``q`` (``CollisionModel.pair_weights``, along the
+        straight joint path from ``q_0``). Between one cycle and the next the joints move
+        little, so a pair whose proxies overlap while its shapes stay apart needs coal again
+        only once the motion since its last measure has used up its clearance. Kept for the
+        last walk's ``q`` (a cycle's damper and step check both start there; a later call
+        there gets the first call's cutoff) and raised by every coal measure at it.
+        """
+        self._walk_chain(q)
+        if not self._bounds_ready:
+            model = self.model
+            clearances_into(self._bodies, model.kernel_elements, model.pair_a, model.pair_b,
+                            cutoff, self._world_ends, self._world_box, self._bounds)
+            moved = np.abs(self._walked - self._known_at)
+            np.fmax(self._bounds, self._known_clearance
+                    - np.einsum('pj,pj->p', model.pair_weights, moved), out=self._bounds)
+            self._bounds_ready = True
+        return self._bounds_view
 
     def _transform(self, index: int):
         """Return element ``index``'s shape pose (coal) from the last :meth:`_walk_chain`."""
-        element = self.model.elements[index]
-        T_body = self._bodies[element.body]
-        return self._coal.Transform3s(T_body[:, :3] @ element.T_G_shape[:3, :3],
-                                      T_body[:, :3] @ element.T_G_shape[:3, 3] + T_body[:, 3])
+        placed = self._placed.get(index)
+        if placed is None:
+            element = self.model.elements[index]
+            T_body = self._bodies[element.body]
+            placed = self._coal.Transform3s(
+                T_body[:, :3] @ element.T_G_shape[:3, :3],
+                T_body[:, :3] @ element.T_G_shape[:3, 3] + T_body[:, 3])
+            self._placed[index] = placed
+        return placed
+
+    def _remember(self, pair_index: int, clearance: float) -> None:
+        """Keep coal's clearance of a pair at the last walk's joints (clearance_bounds)."""
+        self._known_at[pair_index] = self._walked
+        self._known_clearance[pair_index] = clearance
+        if self._bounds_ready:
+            self._bounds[pair_index] = max(self._bounds[pair_index], clearance)
 
     def _distance(self, q: np.ndarray, pair_index: int) -> float:
         """Return only the coal clearance of pair ``pair_index`` at ``q`` (the walk's need)."""
         self._walk_chain(q)
         a, b = self.model.pairs[pair_index]
         self._result.clear()
-        return self._coal.distance(self._geometries[a], self._transform(a),
-                                   self._geometries[b], self._transform(b), self._request,
-                                   self._result)
+        clearance = self._coal.distance(self._geometries[a], self._transform(a),
+                                        self._geometries[b], self._transform(b),
+                                        self._request, self._result)
+        self._remember(pair_index, clearance)
+        return clearance
 
     def exact_many(self, q: np.ndarray, pair_indices, sample: int = 0) -> List[Contact]:
         """Return the coal clearances of ``pair_indices`` at ``q`` (one chain walk)."""
         model = self.model
         self._walk_chain(q)
         coal = self._coal
-        placed: Dict[int, object] = {}
         contacts = []
         for pair_index in pair_indices:
             known = self._measured_here.get(int(pair_index))
@@ -162,13 +220,12 @@ class CollisionChecker:
                                 else replace(known, sample=sample))
                 continue
             a, b = model.pairs[pair_index]
-            for index in (a, b):
-                if index not in placed:
-                    placed[index] = self._transform(index)
             result = self._result
             result.clear()
-            distance = coal.distance(self._geometries[a], placed[a], self._geometries[b],
-                                     placed[b], self._request, result)
+            distance = coal.distance(self._geometries[a], self._transform(a),
+                                     self._geometries[b], self._transform(b), self._request,
+                                     result)
+            self._remember(int(pair_index), distance)
             contact = Contact(float(distance), int(pair_index), model.pair_owners[pair_index],
                               sample, np.array(result.getNearestPoint1()),
                               np.array(result.getNearestPoint2()), np.array(result.normal))
@@ -180,13 +237,12 @@ class CollisionChecker:
         """Return the closest pair at ``q`` (coal), None without pairs or none ``within``."""
         if not self.pair_count:
             return None
-        proxy = self.proxy_clearances(q, within)[0]
-        order = np.argsort(proxy)
+        lower = self.clearance_bounds(q, within)
         best: Optional[Contact] = None
-        for index in order:
-            if best is not None and proxy[index] >= best.distance:
+        for index in np.argsort(lower):
+            if best is not None and lower[index] >= best.distance:
                 break
-            if proxy[index] >= within:
+            if lower[index] >= within:
                 break
             contact = self.exact(q, int(index))
             if best is None or contact.distance < best.distance:
@@ -197,8 +253,7 @@ class CollisionChecker:
         """Return every pair (coal) closer than ``within`` at ``q``."""
         if not self.pair_count:
             return ()
-        proxy = self.proxy_clearances(q, within)[0]
-        found = self.exact_many(q, np.flatnonzero(proxy < within))
+        found = self.exact_many(q, np.flatnonzero(self.clearance_bounds(q, within) < within))
         return tuple(contact for contact in found if contact.distance < within)
 
     def first_contact(self, Q: np.ndarray, variation: np.ndarray) -> Optional[Contact]:
@@ -207,11 +262,11 @@ class CollisionChecker:
 
         ``variation`` (k - 1, n): how far each joint may move between samples k and k + 1;
         a pair's clearance changes by at most ``S_k = variation_k . W_pair`` over the
-        interval (``CollisionModel.pair_weights``). Pairs whose proxies are farther than
-        ``padding + sum S_k`` at ``Q[0]`` stay clear along the whole motion; the others are
-        walked (:func:`ros_ik.collision.clearance_kernels.walk_pairs`, coal where the
-        proxies do not prove the rules). A pair closer than ``padding`` at ``Q[0]`` must
-        keep its starting clearance at every sample instead.
+        interval (``CollisionModel.pair_weights``). Pairs farther than ``padding + sum S_k``
+        at ``Q[0]`` (:meth:`clearance_bounds`) stay clear along the whole motion; the others
+        are walked (:func:`ros_ik.collision.clearance_kernels.walk_pairs`, coal where the
+        bounds do not prove the rules). A pair closer than ``padding`` at ``Q[0]`` must keep
+        its starting clearance at every sample instead.
         """
         if not self.pair_count:
             return None
@@ -221,28 +276,32 @@ class CollisionChecker:
         bounds = variation @ model.pair_weights.T
         reach = bounds.sum(axis=0)
         padding = self.padding
-        proxy = self.proxy_clearances(Q[0], padding + float(reach.max(initial=0.0)))[0]
-        near = np.flatnonzero(proxy < padding + reach)
+        lower_all = self.clearance_bounds(Q[0], padding + float(reach.max(initial=0.0)))
+        near = np.flatnonzero(lower_all < padding + reach)
         if not len(near):
             return None
+        lower = lower_all[near]
         violations = []
-        start = {contact.pair: contact.distance for contact in
-                 self.exact_many(Q[0], near[proxy[near] < padding])}
-        for p, clearance in start.items():
-            if clearance < padding:
-                sample = self._first_closer_sample(Q, p, clearance)
-                if sample is not None:
-                    violations.append((sample, p))
-        near = np.array([p for p in near if start.get(int(p), padding) >= padding],
-                        dtype=np.int64)
+        start_pairs = near[lower < padding]
+        start = np.array([contact.distance for contact in self.exact_many(Q[0], start_pairs)],
+                         dtype=float)
+        for p, clearance in zip(start_pairs[start < padding], start[start < padding]):
+            sample = self._first_closer_sample(Q, int(p), float(clearance))
+            if sample is not None:
+                violations.append((sample, int(p)))
+        flags = np.zeros(self.pair_count, dtype=np.int8)  # 1: measured clear, 2: in collision
+        flags[start_pairs] = np.where(start < padding, 2, 1)
+        walked = flags[near] != 2
+        near, lower = near[walked], lower[walked]
         count = len(Q)
         travelled = np.zeros((count, len(near)))
         travelled[1:] = np.cumsum(bounds[:, near], axis=0)
         values = np.zeros((count, len(near)))
         state = np.zeros((count, len(near)), dtype=np.int8)
-        for column, p in enumerate(near):
-            if int(p) in start:
-                values[0, column], state[0, column] = start[int(p)], MEASURED
+        values[0], state[0] = lower, BOUND
+        measured_at_start = flags[near] == 1  # in order, as near and start_pairs
+        values[0, measured_at_start] = start[start >= padding]
+        state[0, measured_at_start] = MEASURED
         cursor = np.zeros(len(near), dtype=np.int64)
         outcome = np.full(len(near), OPEN, dtype=np.int64)
         kinematics = model.kinematics
@@ -291,16 +350,13 @@ class CollisionChecker:
         ``p_k`` (m, base frame) is fixed on body ``bodies[k]``, ``n_k`` a unit vector; the
         point Jacobian's column j, for the joints before the body, is ``z_j x (p - o_j)``
         (revolute) or ``z_j`` (prismatic), with ``z_j``, ``o_j`` column 2 and 3 of the
-        aligned frame ``G_j``; zero for the others. All rows in one pass:
-        ``n^T (z x r) = z^T (r x n)``.
+        aligned frame ``G_j``; zero for the others
+        (:func:`ros_ik.collision.clearance_kernels.normal_rates_into`).
         """
-        kinematics = self.model.kinematics
         self._walk_chain(q)
-        n = kinematics.n_joints
-        z, origins = self._G[:n, :, 2], self._G[:n, :, 3]  # (n, 3) axes and origins
-        points, normals = np.asarray(points, dtype=float), np.asarray(normals, dtype=float)
-        lever_cross_normal = np.cross(points[:, None, :] - origins[None], normals[:, None, :])
-        rates = np.where(kinematics.prismatic[:n], normals @ z.T,
-                         np.einsum('kjc,jc->kj', lever_cross_normal, z))
-        before_body = np.arange(n)[None, :] < np.asarray(bodies)[:, None]
-        return np.where(before_body, rates, 0.0)
+        points = np.ascontiguousarray(points, dtype=float)
+        rates = np.empty((len(points), self.model.kinematics.n_joints))
+        normal_rates_into(self._G, self.model.kinematics.prismatic,
+                          np.asarray(bodies, dtype=np.int64), points,
+                          np.ascontiguousarray(normals, dtype=float), rates)
+        return rates

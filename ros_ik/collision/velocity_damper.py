@@ -35,8 +35,10 @@ set on the few rows. The tool then slides along the obstacle instead of halting.
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
+import numba
 import numpy as np
 from ros_ik.collision.collision_checker import CollisionChecker, Contact
+from ros_ik.kinematics.damped_least_squares import cholesky_into, cholesky_solve_in_place
 
 ACTIVE_SET_REGULARISATION = 1e-12
 FEASIBILITY_TOLERANCE = 1e-9
@@ -83,7 +85,8 @@ def damped_velocity(checker: CollisionChecker, q: np.ndarray, qdot: np.ndarray,
 
     Rows are built only where they may bind. Pair p's clearance changes at most at
     ``|x| . W_p`` (``CollisionModel.pair_weights``, m/s); with ``d_low`` a lower bound of
-    its clearance (the proxy's, then coal's exact one), a pair with
+    its clearance (``CollisionChecker.clearance_bounds``: the proxy's or what coal's last
+    measure still guarantees; then coal's exact one), a pair with
     ``d_low > certain_above`` (out of collision and of the stop tolerance) and
     ``|x| . W_p <= -b(d_low)`` meets its row at ``x`` whatever its witnesses. The others
     are measured (coal) and, if the exact clearance does not prove it either, get their
@@ -94,25 +97,29 @@ def damped_velocity(checker: CollisionChecker, q: np.ndarray, qdot: np.ndarray,
     closer than the slow-down distance (each pair closer than ``certain_above`` is one).
     """
     within = rule.slowdown_distance
-    proxy = checker.proxy_clearances(q, within)[0]
-    candidates = np.flatnonzero(proxy < within)
+    lower = checker.clearance_bounds(q, within)
+    candidates = np.flatnonzero(lower < within)
+    lower = lower[candidates]
     weights = checker.model.pair_weights[candidates]
-    lower = proxy[candidates]
     measured: List[Optional[Contact]] = [None] * len(candidates)
     settled = np.zeros(len(candidates), dtype=bool)  # has its row, or is out of reach
     A, b = np.zeros((0, len(q))), np.zeros(0)
-    x = np.asarray(qdot, dtype=float).copy()
+    qdot = np.ascontiguousarray(qdot, dtype=float)  # one compiled signature
+    H = np.ascontiguousarray(H, dtype=float)
+    x = qdot.copy()
+    allowed_rate = -rule.bound(lower)  # m/s each pair may close at without its row
 
     def unproven() -> np.ndarray:
         """Return the pairs without a row that the bound does not prove at ``x``."""
         return np.flatnonzero(~settled & ((lower <= certain_above)
-                                          | (weights @ np.abs(x) > -rule.bound(lower))))
+                                          | (weights @ np.abs(x) > allowed_rate)))
     while True:
         unmeasured = [i for i in unproven() if measured[i] is None]
         if unmeasured:
             for i, contact in zip(unmeasured, checker.exact_many(q, candidates[unmeasured])):
                 measured[i], lower[i] = contact, contact.distance
                 settled[i] = contact.distance >= within  # beyond the slow-down distance
+            allowed_rate = -rule.bound(lower)
         need_row = unproven()
         if not len(need_row):
             break
@@ -124,6 +131,7 @@ def damped_velocity(checker: CollisionChecker, q: np.ndarray, qdot: np.ndarray,
                and contact.distance < within]
 
 
+@numba.njit(cache=True, nogil=True)
 def constrained_velocity(qdot: np.ndarray, H: np.ndarray, A: np.ndarray,
                          b: np.ndarray) -> np.ndarray:
     """
@@ -131,28 +139,63 @@ def constrained_velocity(qdot: np.ndarray, H: np.ndarray, A: np.ndarray,
 
     Adds the most violated row, solves the equality-constrained problem
     ``x = qdot + H^-1 A_S^T mu`` with ``(A_S H^-1 A_S^T) mu = b_S - A_S qdot``, drops rows
-    with a negative multiplier, until no row is violated (at most 2k rounds).
+    with a negative multiplier, until no row is violated (at most 2k rounds). ``H``
+    (n, n) symmetric positive definite; both systems by Cholesky. A row that is a
+    combination of the active ones (its system not definite) is dropped and the search ends.
     """
-    x = np.asarray(qdot, dtype=float).copy()
-    if not len(b):
+    n, k = qdot.shape[0], b.shape[0]
+    x = qdot.copy()
+    if k == 0:
         return x
-    H_inverse_At = np.linalg.solve(H, A.T)
-    active: list = []
-    for _ in range(2 * len(b) + 1):
-        slack = A @ x - b
-        candidates = [row for row in np.argsort(slack)
-                      if slack[row] < -FEASIBILITY_TOLERANCE and row not in active]
-        if not candidates:
+    L = np.empty((n, n))
+    if not cholesky_into(H, n, 0.0, L):
+        return x
+    H_inverse_At = np.empty((k, n))  # row r: H^-1 A_r
+    for r in range(k):
+        H_inverse_At[r] = A[r]
+        cholesky_solve_in_place(L, n, H_inverse_At[r])
+    active = np.empty(k, dtype=np.int64)
+    count = 0
+    M = np.empty((k, k))
+    M_factor = np.empty((k, k))
+    mu = np.empty(k)
+    slack = np.empty(k)
+    for _ in range(2 * k + 1):
+        for r in range(k):
+            slack[r] = _dot(A[r], x) - b[r]
+        for a in range(count):
+            slack[active[a]] = np.inf
+        most_violated = int(np.argmin(slack))
+        if slack[most_violated] >= -FEASIBILITY_TOLERANCE:
             break
-        active.append(int(candidates[0]))
-        while active:
-            rows = np.array(active)
-            M = A[rows] @ H_inverse_At[:, rows] + ACTIVE_SET_REGULARISATION * np.eye(len(rows))
-            mu = np.linalg.solve(M, b[rows] - A[rows] @ qdot)
-            if np.all(mu >= 0.0):
-                x = qdot + H_inverse_At[:, rows] @ mu
+        active[count] = most_violated
+        count += 1
+        while count > 0:
+            for i in range(count):
+                mu[i] = b[active[i]] - _dot(A[active[i]], qdot)
+                for c in range(count):
+                    M[i, c] = _dot(A[active[i]], H_inverse_At[active[c]])
+                M[i, i] += ACTIVE_SET_REGULARISATION
+            if not cholesky_into(M, count, 0.0, M_factor):
+                return x
+            cholesky_solve_in_place(M_factor, count, mu)
+            weakest = int(np.argmin(mu[:count]))
+            if mu[weakest] >= 0.0:
+                x[:] = qdot
+                for i in range(count):
+                    x += mu[i] * H_inverse_At[active[i]]
                 break
-            active.remove(int(rows[int(np.argmin(mu))]))
-        else:
-            x = np.asarray(qdot, dtype=float).copy()
+            active[weakest:count - 1] = active[weakest + 1:count]
+            count -= 1
+        if count == 0:
+            x[:] = qdot
     return x
+
+
+@numba.njit(cache=True, nogil=True)
+def _dot(u: np.ndarray, v: np.ndarray) -> float:
+    """Return ``u . v`` (no BLAS)."""
+    total = 0.0
+    for i in range(u.shape[0]):
+        total += u[i] * v[i]
+    return total

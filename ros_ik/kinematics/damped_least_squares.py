@@ -161,7 +161,7 @@ def _step_from_solution(J: np.ndarray, work: DlsWorkspace, n_active: int, column
 
 
 @numba.njit(cache=True, nogil=True)
-def _cholesky_into(M: np.ndarray, k: int, shift: float, L: np.ndarray) -> bool:
+def cholesky_into(M: np.ndarray, k: int, shift: float, L: np.ndarray) -> bool:
     """Factor the leading ``M - shift I = L L^T`` (k x k); return False if not definite."""
     for i in range(k):
         for c in range(i + 1):
@@ -178,7 +178,7 @@ def _cholesky_into(M: np.ndarray, k: int, shift: float, L: np.ndarray) -> bool:
 
 
 @numba.njit(cache=True, nogil=True)
-def _cholesky_solve_in_place(L: np.ndarray, k: int, b: np.ndarray) -> None:
+def cholesky_solve_in_place(L: np.ndarray, k: int, b: np.ndarray) -> None:
     """Overwrite ``b`` (leading k) with ``(L L^T)^-1 b``: forward, then back substitution."""
     for i in range(k):
         total = b[i]
@@ -272,9 +272,9 @@ def fast_damped_step_into(J: np.ndarray, error: np.ndarray, active: np.ndarray,
         return max_damping * np.sqrt(damping_scale)
     damping = np.sqrt(error_damping_squared)
     # sigma_min > eps: the singularity damping is 0; factor N + error_damping_squared I.
-    if (_cholesky_into(work.normal, k, threshold_squared, work.factor)
-            and _cholesky_into(work.normal, k, -error_damping_squared, work.factor)):
-        _cholesky_solve_in_place(work.factor, k, work.rhs)
+    if (cholesky_into(work.normal, k, threshold_squared, work.factor)
+            and cholesky_into(work.normal, k, -error_damping_squared, work.factor)):
+        cholesky_solve_in_place(work.factor, k, work.rhs)
     else:
         damping = _eigen_solve_in_place(work, k, singular_value_threshold, max_damping,
                                         damping_scale, error_damping_squared)[1]

@@ -261,6 +261,10 @@ class OnlineGenerator:
     def __init__(self, limits: MotionLimits) -> None:
         """Keep the chain's limits."""
         self.limits = limits
+        # Rows for samples(), kept between calls: allocating max_samples rows each call
+        # (a fresh mapping of a megabyte) cost more than sampling a short motion.
+        self._sample_rows = np.empty((0, limits.n_joints))
+        self._sample_variation = np.empty((0, limits.n_joints))
 
     def inside_bounds(self, position: np.ndarray) -> np.ndarray:
         """Return ``position`` (n,) clipped into the position bounds."""
@@ -339,15 +343,17 @@ class OnlineGenerator:
         :func:`sample_motion_into`). None when it needs more than ``max_samples`` rows.
         """
         limits = self.limits
-        out = np.empty((max_samples, limits.n_joints))
-        variation = np.empty((max_samples, limits.n_joints))
+        if len(self._sample_rows) != max_samples:
+            self._sample_rows = np.empty((max_samples, limits.n_joints))
+            self._sample_variation = np.empty((max_samples, limits.n_joints))
+        out, variation = self._sample_rows, self._sample_variation
         count = sample_motion_into(
             state.position, state.velocity, state.acceleration,
             self.inside_bounds(np.asarray(target, dtype=float)),
             self._velocity_limits(speed_fraction, velocity_caps), limits.acceleration,
             limits.jerk, velocity_caps is None, np.asarray(weights, dtype=float),
             float(spacing), out, variation)
-        return (out[:count], variation[:count - 1]) if count > 0 else None
+        return (out[:count].copy(), variation[:count - 1].copy()) if count > 0 else None
 
     def duration(self, state: MotionState, target: np.ndarray) -> float:
         """Return how long (s) the synchronised motion from ``state`` to ``target`` takes."""

@@ -18,6 +18,7 @@ The collision layer against coal, brute force and closed forms; pairs, scene and
 Real arms with meshes and SRDFs come from example-robot-data (skipped without it).
 """
 
+import itertools
 import re
 
 import coal
@@ -142,6 +143,36 @@ def test_the_velocity_damper_keeps_the_closest_velocity_meeting_the_rows():
     assert np.all(A @ x >= b - 1e-9)
 
 
+def _brute_force_velocity(qdot: np.ndarray, H: np.ndarray, A: np.ndarray,
+                          b: np.ndarray) -> np.ndarray:
+    """Return the QP's solution by trying every set of active rows (the feasible best)."""
+    H_inverse = np.linalg.inv(H)
+    best, best_x = np.inf, None
+    for size in range(len(b) + 1):
+        for rows in map(list, itertools.combinations(range(len(b)), size)):
+            mu = (np.linalg.solve(A[rows] @ H_inverse @ A[rows].T, b[rows] - A[rows] @ qdot)
+                  if rows else np.zeros(0))
+            x = qdot + H_inverse @ A[rows].T @ mu
+            cost = (x - qdot) @ H @ (x - qdot)
+            if np.all(A @ x >= b - 1e-9) and cost < best:
+                best, best_x = cost, x
+    return best_x
+
+
+def test_the_velocity_damper_finds_the_qp_optimum_of_random_problems():
+    """Check the compiled active set against every active set tried (rows <= joints)."""
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        n = int(rng.integers(2, 8))
+        k = int(rng.integers(1, n + 1))
+        J = rng.normal(size=(n, n))
+        H = J.T @ J + 0.01 * np.eye(n)
+        qdot, A, b = rng.normal(size=n), rng.normal(size=(k, n)), rng.normal(size=k)
+        expected = _brute_force_velocity(qdot, H, A, b)
+        x = constrained_velocity(qdot, H, A, b)
+        np.testing.assert_allclose(x, expected, atol=1e-6 * max(1.0, np.abs(expected).max()))
+
+
 def test_scene_yaml_errors_name_the_field():
     """Check unknown types, missing sizes and bad poses are refused naming the field."""
     cases = {
@@ -261,6 +292,34 @@ def test_motion_checks_agree_with_a_brute_force_dense_check():
             assert contact is not None  # a blocked motion is never called free
         verdicts.append(contact is None)
     assert any(verdicts) and not all(verdicts)
+
+
+@needs_example_robots
+def test_clearance_bounds_kept_from_coal_never_exceed_the_clearance():
+    """
+    Check the bounds that coal's last measures leave against coal at nearby configurations.
+
+    Panda over the floor: every pair measured at ``q_0``; there the bound is coal's
+    clearance, and at configurations up to 0.3 rad per joint away it is never above coal's
+    clearance (a second checker measures), and above the proxy for some pairs.
+    """
+    _, model, _, _ = example_model('panda')
+    checker = CollisionChecker(model, 0.0, 0.01)
+    reference = CollisionChecker(model, 0.0, 0.01)
+    pairs = np.arange(checker.pair_count)
+    home = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+    rng = np.random.default_rng(5)
+    raised = 0
+    for _ in range(30):
+        q_0 = home + rng.uniform(-0.8, 0.8, len(home))
+        measured = np.array([contact.distance for contact in checker.exact_many(q_0, pairs)])
+        assert checker.clearance_bounds(q_0, np.inf) == pytest.approx(measured, abs=1e-12)
+        q = q_0 + rng.uniform(-0.3, 0.3, len(home))
+        bounds = checker.clearance_bounds(q, np.inf).copy()
+        exact = np.array([contact.distance for contact in reference.exact_many(q, pairs)])
+        assert np.all(bounds <= exact + 1e-9)
+        raised += int(np.sum(bounds > reference.proxy_clearances(q, np.inf)[0] + 1e-9))
+    assert raised > 0
 
 
 @needs_example_robots
