@@ -108,11 +108,11 @@ class CollisionChecker:
         element_count = len(model.elements)
         self._world_ends = np.empty((element_count, 2, 3))
         self._world_box = np.empty((element_count, 3, 4))
-        self._bounds = np.empty(len(model.pairs))  # clearance bounds at _walked ...
+        pair_count = len(model.pairs)
+        self._bounds = np.empty(pair_count)  # clearance bounds at _walked ...
         self._bounds_ready = False  # ... once computed
         self._bounds_view = self._bounds.view()
         self._bounds_view.flags.writeable = False
-        pair_count = len(model.pairs)
         self._known_at = np.zeros((pair_count, n))  # where coal last measured each pair
         self._known_clearance = np.full(pair_count, -np.inf)  # ... and what it found (m)
 
@@ -282,26 +282,24 @@ class CollisionChecker:
             return None
         lower = lower_all[near]
         violations = []
-        start_pairs = near[lower < padding]
-        start = np.array([contact.distance for contact in self.exact_many(Q[0], start_pairs)],
-                         dtype=float)
-        for p, clearance in zip(start_pairs[start < padding], start[start < padding]):
+        at_start = lower < padding  # measured with coal at Q[0]
+        start = np.array([contact.distance for contact in
+                          self.exact_many(Q[0], near[at_start])], dtype=float)
+        for p, clearance in zip(near[at_start][start < padding], start[start < padding]):
             sample = self._first_closer_sample(Q, int(p), float(clearance))
             if sample is not None:
                 violations.append((sample, int(p)))
-        flags = np.zeros(self.pair_count, dtype=np.int8)  # 1: measured clear, 2: in collision
-        flags[start_pairs] = np.where(start < padding, 2, 1)
-        walked = flags[near] != 2
-        near, lower = near[walked], lower[walked]
+        in_collision = np.zeros(len(near), dtype=bool)
+        in_collision[at_start] = start < padding
+        near, lower, at_start = near[~in_collision], lower[~in_collision], at_start[~in_collision]
         count = len(Q)
         travelled = np.zeros((count, len(near)))
         travelled[1:] = np.cumsum(bounds[:, near], axis=0)
         values = np.zeros((count, len(near)))
         state = np.zeros((count, len(near)), dtype=np.int8)
         values[0], state[0] = lower, BOUND
-        measured_at_start = flags[near] == 1  # in order, as near and start_pairs
-        values[0, measured_at_start] = start[start >= padding]
-        state[0, measured_at_start] = MEASURED
+        values[0, at_start] = start[start >= padding]
+        state[0, at_start] = MEASURED
         cursor = np.zeros(len(near), dtype=np.int64)
         outcome = np.full(len(near), OPEN, dtype=np.int64)
         kinematics = model.kinematics
