@@ -35,7 +35,8 @@ seconds. For joints ``q`` and target ``T_base_target``:
    leaves the tool's twist unchanged;
 6. ``qdot`` scaled uniformly (direction kept) so every ``|qdot_j| <= scale * vmax_j``.
 
-The caller turns ``qdot`` into motion under acceleration and jerk limits
+Steps 3-6 are one compiled call (:mod:`ros_ik.kinematics.twist_motion`). The caller turns
+``qdot`` into motion under acceleration and jerk limits
 (:mod:`ros_ik.trajectory.online_generator`).
 """
 
@@ -45,10 +46,12 @@ from typing import Optional, Tuple
 import numpy as np
 
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
-from ros_ik.kinematics.damped_least_squares import COMMAND_DAMPING, damped_step, DampingSchedule
-from ros_ik.kinematics.joint_limits import JointLimits, speed_scale
+from ros_ik.kinematics.damped_least_squares import (COMMAND_DAMPING, DampingSchedule,
+                                                    make_workspace)
+from ros_ik.kinematics.joint_limits import JointLimits
 from ros_ik.kinematics.task_space import FULL_POSE, row_weights
 from ros_ik.kinematics.transforms import pose_error
+from ros_ik.kinematics.twist_motion import twist_motion_into
 
 # Weighted task error (m, or rad times orientation_weight) below which damping fades.
 ERROR_DAMPING_SCALE = 0.05
@@ -107,6 +110,7 @@ class ServoController:
         self.velocity_limits = kinematics.chain.velocity_limits
         bounded = np.isfinite(self.limits.lower) & np.isfinite(self.limits.upper)
         self._avoids_limits = bounded & ~self.limits.wraps_in_range
+        self._workspace = make_workspace(kinematics.chain.n_joints)
 
     def step(self, q: np.ndarray, T_base_target: np.ndarray,
              options: ServoOptions) -> ServoStep:
@@ -145,50 +149,19 @@ class ServoController:
         """Return steps 3-6 of the module docstring for the twist (6,) and Jacobian (6, n)."""
         mask = np.array(options.mask)
         weights = row_weights(options.mask, options.orientation_weight)
-        twist = twist[mask] * weights
-        J_task = J[mask] * weights[:, None]
-        active = np.ones(len(q), dtype=bool)
-        for _ in range(len(q)):
-            step = damped_step(J_task, twist, options.damping, active, damping_scale)
-            velocity = step.dq + self._null_space_velocity(q, J_task, active)
-            outward = self.limits.outward_at_bound(q, velocity) & active
-            if not outward.any():
-                break
-            active &= ~outward
-        velocity = np.where(active, velocity, 0.0)
         velocity_limits = (options.velocity_scale * self.velocity_limits
                            if options.velocity_limits is None else options.velocity_limits)
-        velocity_scaling = speed_scale(velocity, velocity_limits)
-        return TwistMotion(velocity=velocity * velocity_scaling,
-                           sigma_min=float(step.sigma_min), damping=float(step.damping),
-                           velocity_scaling=velocity_scaling,
-                           at_position_limit=not bool(active.all()))
-
-    def _null_space_velocity(self, q: np.ndarray, J_task: np.ndarray,
-                             active: np.ndarray) -> np.ndarray:
-        """
-        Return ``(I - J^+ J) qdot_0`` on the free joints, or zeros without redundancy.
-
-        ``qdot_0_j = -LIMIT_AVOIDANCE_SPEED * depth_j`` toward the middle, where ``depth_j``
-        in [0, 1] is how far joint j is inside the margin next to its nearer bound.
-        """
-        velocity = np.zeros(len(q))
-        if int(active.sum()) <= J_task.shape[0]:
-            return velocity
-        limits = self.limits
-        span = np.where(self._avoids_limits, limits.upper - limits.lower, 1.0)
-        margin = LIMIT_MARGIN * span
-        below = np.clip((limits.lower + margin - q) / margin, 0.0, 1.0)
-        above = np.clip((q - (limits.upper - margin)) / margin, 0.0, 1.0)
-        preferred = np.where(self._avoids_limits & active,
-                             LIMIT_AVOIDANCE_SPEED * (below - above), 0.0)
-        if not preferred.any():
-            return velocity
-        J_free = J_task[:, active]
-        projector = (np.eye(J_free.shape[1])
-                     - np.linalg.pinv(J_free, rcond=PSEUDO_INVERSE_RCOND) @ J_free)
-        velocity[active] = projector @ preferred[active]
-        return velocity
+        velocity = np.empty(len(q))
+        limits, damping = self.limits, options.damping
+        sigma_min, lam, velocity_scaling, held = twist_motion_into(
+            np.ascontiguousarray(J[mask] * weights[:, None]),
+            np.ascontiguousarray(twist[mask] * weights), np.ascontiguousarray(q, dtype=float),
+            limits.lower, limits.upper, limits.wraps_in_range, self._avoids_limits,
+            np.ascontiguousarray(velocity_limits, dtype=float),
+            float(damping.singular_value_threshold), float(damping.max_damping),
+            float(damping_scale), velocity, self._workspace)
+        return TwistMotion(velocity=velocity, sigma_min=sigma_min, damping=lam,
+                           velocity_scaling=velocity_scaling, at_position_limit=held)
 
 
 def _capped(vector: np.ndarray, limit: float) -> np.ndarray:

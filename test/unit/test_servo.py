@@ -14,13 +14,17 @@
 
 """Servo (differential) steps: speed limits, limit holding, null space, singularities."""
 
+from hypothesis import given, settings, strategies as st
 import numpy as np
 import pytest
 from ros_ik.kinematics.bundled_arms import load_bundled_chain
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
-from ros_ik.kinematics.damped_least_squares import DampingSchedule
-from ros_ik.kinematics.servo_step import LIMIT_MARGIN, ServoController, ServoOptions
+from ros_ik.kinematics.damped_least_squares import (COMMAND_DAMPING, damped_step,
+                                                    DampingSchedule, make_workspace)
+from ros_ik.kinematics.servo_step import ServoController, ServoOptions
 from ros_ik.kinematics.transforms import pose_error
+from ros_ik.kinematics.twist_motion import (LIMIT_AVOIDANCE_SPEED, LIMIT_MARGIN,
+                                            twist_motion_into)
 from ros_ik.kinematics.urdf_loader import load_urdf_string
 
 DT = 0.01
@@ -161,3 +165,39 @@ def test_error_scaled_damping_converges_next_to_a_singularity():
                                       options)
     assert max(step.damping for step in history) > 0.0
     assert history[-1].position_error < 1e-4
+
+
+def _reference_twist_motion(J: np.ndarray, twist: np.ndarray, q: np.ndarray,
+                            lower: np.ndarray, upper: np.ndarray,
+                            velocity_limits: np.ndarray) -> np.ndarray:
+    """Return steps 3, 5 and 6 in numpy (no joint at a bound): DLS, pinv projector, scale."""
+    velocity = damped_step(J, twist, COMMAND_DAMPING).dq
+    margin = LIMIT_MARGIN * (upper - lower)
+    below = np.clip((lower + margin - q) / margin, 0.0, 1.0)
+    above = np.clip((q - (upper - margin)) / margin, 0.0, 1.0)
+    preferred = LIMIT_AVOIDANCE_SPEED * (below - above)
+    if J.shape[1] > J.shape[0]:
+        velocity = velocity + (np.eye(J.shape[1]) - np.linalg.pinv(J, rcond=1e-6) @ J) @ preferred
+    return velocity * min(1.0, float(np.min(velocity_limits / np.abs(velocity))))
+
+
+@given(st.integers(min_value=0, max_value=2 ** 32 - 1), st.integers(min_value=1, max_value=6),
+       st.integers(min_value=1, max_value=9))
+@settings(max_examples=200, deadline=None)
+def test_the_compiled_twist_motion_matches_numpy_with_a_pinv_null_space(seed: int, rows: int,
+                                                                        joints: int):
+    """Random J (rows x joints), joints inside and within the margins of their bounds."""
+    rng = np.random.default_rng(seed)
+    J, twist = rng.normal(size=(rows, joints)), rng.normal(size=rows)
+    lower, upper = -rng.uniform(0.5, 3.0, joints), rng.uniform(0.5, 3.0, joints)
+    # inside the bounds (no joint held at one), many within a margin
+    q = rng.uniform(lower + 1e-3, upper - 1e-3)
+    velocity_limits = rng.uniform(0.2, 2.0, joints)
+    velocity = np.empty(joints)
+    twist_motion_into(J, twist, q, lower, upper, np.zeros(joints, dtype=bool),
+                      np.ones(joints, dtype=bool), velocity_limits,
+                      COMMAND_DAMPING.singular_value_threshold, COMMAND_DAMPING.max_damping,
+                      1.0, velocity, make_workspace(joints))
+    expected = _reference_twist_motion(J, twist, q, lower, upper, velocity_limits)
+    assert np.allclose(velocity, expected, rtol=1e-8, atol=1e-10)
+    assert np.all(np.abs(velocity) <= velocity_limits * (1 + 1e-12))
