@@ -28,16 +28,19 @@ rate. A second table reports servo reach rates on the Panda by target distance (
 Driver rates (``--state-rates``, ``--rates``): ``ik_node`` (servo mode, Panda-class 7-DOF
 arm, JointState commands, its SRDF) for each joint_states rate and ``update_rate``, a
 perfect arm in the bench process (joint_states published at that rate, where the last
-command put it), two targets alternating on either side of the arm. Per row:
+command put it), two targets alternating on either side of the arm. Per row, over a
+window with the arm at rest at a reached target and one with the arm moving (the two
+targets alternating every ``MOVING_TARGET_PERIOD`` s, before the arm settles):
 
-* commands received per second by the bench over the window;
-* node CPU over the window (utime + stime from /proc, share of one core);
+* commands received per second by the bench;
+* node CPU (utime + stime from /proc, share of one core);
 * latency p50 / p99 (ms): from publishing a target, with the arm at rest, to receiving the
   first command that moves toward it (includes waiting for the next timer tick, up to one
   period); after two warm-up targets (the first motions after start-up run code paths for
   the first time).
 
-A last row floods the node with 1000 targets per second (joint_states at 1 kHz,
+A last row floods the node with 1000 targets per second (its rate and CPU in the moving
+columns; joint_states at 1 kHz,
 update_rate 100). ``--baseline DIR`` runs every row first with the node of an earlier source
 tree (``git worktree add DIR <commit>``; its node runs as ``python -m ros_ik.node.ik_node``
 from DIR and compiles its kernels on its first start), for a before/after table from one
@@ -91,6 +94,9 @@ LATENCY_TARGETS = 20
 # paths for the first time (numba dispatch, lazy imports), up to ~150 ms once.
 WARM_UP_TARGETS = 2
 FLOOD_RATE = 1000.0  # targets per s in the flood row
+# s between the alternating targets of the moving window: shorter than a servo motion
+# between them with its slow final approach, so the arm never comes to rest
+MOVING_TARGET_PERIOD = 1.0
 INSIDE = 0.05  # random goals stay this fraction of each joint range inside its bounds
 
 
@@ -306,15 +312,20 @@ class NodeUnderLoad:
                             5.0)
         return np.array(latencies)
 
-    def load(self, seconds: float, flood_rate: float = 0.0) -> Tuple[float, float]:
-        """Return (commands received per s, node CPU share) over ``seconds``."""
-        if flood_rate:
+    def load(self, seconds: float, target_rate: float = 0.0) -> Tuple[float, float]:
+        """
+        Return (commands received per s, node CPU share) over ``seconds``.
+
+        ``target_rate``: the two targets alternate at that rate (per s) from 1 s before the
+        window (0: none, the arm at rest where the last target left it).
+        """
+        if target_rate:
             index = [0]
 
-            def flood() -> None:
+            def alternate() -> None:
                 index[0] += 1
                 self.target_publisher.publish(self.targets[index[0] % 2][1])
-            self.peer.node.create_timer(1.0 / flood_rate, flood)
+            self.peer.node.create_timer(1.0 / target_rate, alternate)
         self.peer.spin_for(1.0)
         received = len(self.arrivals)
         cpu_start, wall_start = cpu_seconds(self.process.process.pid), time.monotonic()
@@ -331,21 +342,29 @@ class NodeUnderLoad:
 
 def measure(update_rate: float, state_rate: float, seconds: float, log_path: str,
             baseline: Optional[str], collision_checking: str, flood_rate: float = 0.0) -> str:
-    """Return one row: received rate, CPU %, latency p50 / p99 (ms) or the flood's CPU."""
+    """
+    Return one row: rate and CPU at rest and moving, latency p50 / p99 (ms).
+
+    A flood row (``flood_rate`` targets per s, the two targets alternating) has the flood's
+    rate and CPU in the moving columns.
+    """
     load = NodeUnderLoad(update_rate, state_rate, log_path, baseline, collision_checking)
     try:
         if not load.started():
-            return f'| {state_rate:.0f} | {update_rate:.0f} | node did not start | | | |'
+            return f'| {state_rate:.0f} | {update_rate:.0f} | node did not start | | | | |'
         load.latencies(WARM_UP_TARGETS)
-        latency = (np.zeros(0) if flood_rate else load.latencies(LATENCY_TARGETS) * 1e3)
-        received, cpu = load.load(seconds, flood_rate)
+        if flood_rate:
+            received, cpu = load.load(seconds, flood_rate)
+            return (f'| {state_rate:.0f} + {flood_rate:.0f} targets/s | {update_rate:.0f} | '
+                    f'- | - | {received:.1f} | {100.0 * cpu:.0f} % | - |')
+        latency = load.latencies(LATENCY_TARGETS) * 1e3
+        received, cpu = load.load(seconds)
+        moving_received, moving_cpu = load.load(seconds, 1.0 / MOVING_TARGET_PERIOD)
     finally:
         load.close()
-    flood = f' + {flood_rate:.0f} targets/s' if flood_rate else ''
-    latencies = (f'{np.percentile(latency, 50):.1f} / {np.percentile(latency, 99):.1f}'
-                 if latency.size else '-')
-    return (f'| {state_rate:.0f}{flood} | {update_rate:.0f} | {received:.1f} | '
-            f'{100.0 * cpu:.0f} % | {latencies} |')
+    return (f'| {state_rate:.0f} | {update_rate:.0f} | {received:.1f} | {100.0 * cpu:.0f} % | '
+            f'{moving_received:.1f} | {100.0 * moving_cpu:.0f} % | '
+            f'{np.percentile(latency, 50):.1f} / {np.percentile(latency, 99):.1f} |')
 
 
 def main() -> None:
@@ -379,9 +398,10 @@ def main() -> None:
             print(f'\nik_node ({label}), {ARM} arm (7 DOF), servo mode, JointState commands, '
                   f'collision_checking {args.collision_checking}, a perfect arm in the bench '
                   'process')
-            print('| joint_states Hz | update_rate | commands received per s | node CPU | '
+            print('| joint_states Hz | update_rate | at rest: commands received per s | '
+                  'node CPU | moving: commands received per s | node CPU | '
                   'target -> first moving command p50 / p99 ms |')
-            print('|---|---|---|---|---|')
+            print('|---|---|---|---|---|---|---|')
             rows = [(rate, state_rate, 0.0) for state_rate in args.state_rates
                     for rate in args.rates] + [(100.0, 1000.0, FLOOD_RATE)]
             for index, (rate, state_rate, flood_rate) in enumerate(rows):

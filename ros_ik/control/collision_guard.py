@@ -50,6 +50,11 @@ BLOCKED_FRACTION = 0.2  # ... when the damper leaves less than this of the joint
 APPROACH_RATE = 2.0  # 1/s: the damper's approach speed per metre above the stop distance
 
 
+def _slowdown_distance(settings: Settings) -> float:
+    """Return the distance (m) within which the damper slows a pair's approach."""
+    return max(settings.collision_slowdown_distance, settings.collision_stop_distance)
+
+
 class CollisionGuard:
     """The collision checks of one controller (see the module docstring)."""
 
@@ -101,7 +106,7 @@ class CollisionGuard:
         returned is the closest pair when it is at the stop distance and the damper took
         most of the velocity away (None: nothing stops the arm).
         """
-        within = max(settings.collision_slowdown_distance, settings.collision_stop_distance)
+        within = _slowdown_distance(settings)
         rule = DamperRule(settings.collision_stop_distance, within,
                           min(settings.max_linear_speed,
                               APPROACH_RATE * (within - settings.collision_stop_distance)),
@@ -116,6 +121,18 @@ class CollisionGuard:
                     and closest.distance <= settings.collision_stop_distance + STOP_TOLERANCE
                     and np.linalg.norm(damped) < BLOCKED_FRACTION * np.linalg.norm(qdot))
         return damped * speed_scale(damped, velocity_limits), closest if stopping else None
+
+    def prepare_damper(self, q: np.ndarray, settings: Settings) -> None:
+        """
+        Measure (coal) every pair within the slow-down distance at ``q``: an arm at rest.
+
+        The damper's first call at ``q`` (the first cycle toward a new target, whose
+        velocity may bring any of them into play) then finds them measured: the checker
+        keeps them until it walks another configuration. Measured once; later calls at the
+        same ``q`` only look them up.
+        """
+        within = _slowdown_distance(settings)
+        self.checker.contacts(q, within)
 
     def nearest(self, q: np.ndarray) -> Optional[Contact]:
         """Return the closest checked pair at ``q`` (None without pairs)."""

@@ -50,9 +50,10 @@ velocity, acceleration and jerk limits over the time between command stamps. A c
 5. ``solve``: one IK solve per new target, seeded at the commanded joints, retried on the
    following cycles while it fails (``SOLVE_ATTEMPTS`` in all, none when the target is
    provably out of reach); continuous joints take the
-   short way; ``servo``: each cycle the damped step's joint velocity ``qdot`` at the
-   commanded joints gives the goal ``q + qdot / gain`` and the speed ``max_j |qdot_j| /
-   vmax_j``. A chain that cannot move the tip in every task direction (fewer joints than
+   short way; ``servo``: the damped step's joint velocity ``qdot`` at the commanded
+   joints ``q`` gives the goal ``q + qdot / gain`` and the speed ``max_j |qdot_j| /
+   vmax_j``, computed at most every ``SERVO_PERIOD`` (at once for a new target) and held
+   in between. A chain that cannot move the tip in every task direction (fewer joints than
    task axes, :attr:`ControlledArm.task_rank`) takes a target off its reachable poses to
    the closest pose found (WARN, not an error);
 6. the generator moves toward the goal (or brakes); a non-finite result is replaced by a
@@ -109,6 +110,9 @@ LAG_MOTION_FLOOR = 5e-3
 MIN_LEAD_PERIODS = 3.0
 # The manipulability at the measured joints is computed at most this often (s).
 MEASURE_PERIOD = 0.01
+# The servo velocity (damped step and velocity damper) is computed at most this often (s);
+# faster loops hold it in between, as a 200 Hz loop does for a whole period.
+SERVO_PERIOD = 0.005
 SOLVE_ATTEMPTS = 20  # IK solves per target (one per cycle) before it counts as unreachable
 # Jogs damp with this fraction of the damping threshold and lam_max: a jog commands a tool
 # velocity, the joint speeds are scaled into their limits anyway, and wider damping blocks
@@ -212,6 +216,16 @@ class MarkerState:
     closest: Optional[Contact] = None
 
 
+@dataclass(frozen=True)
+class ServoMotion:
+    """A servo step, its velocity through the damper, what stops it, the joints it is from."""
+
+    step: ServoStep
+    velocity: np.ndarray
+    stopping_contact: Optional[Contact]
+    q_from: np.ndarray
+
+
 def same_solution(a: np.ndarray, b: np.ndarray) -> bool:
     """Return whether two joint vectors count as one solution (``DUPLICATE_SOLUTION``)."""
     return float(np.abs(a - b).max(initial=0.0)) < DUPLICATE_SOLUTION
@@ -277,8 +291,10 @@ class IkController:
         self._generator_for: Tuple[float, Optional[OnlineGenerator]] = (0.0, None)
         self._measured: Tuple[float, Optional[Manipulability]] = (0.0, None)
         self._measures_at: LastResult[Manipulability] = LastResult()
-        self._servo_motion: LastResult[Tuple[ServoStep, np.ndarray, Optional[Contact]]] = (
-            LastResult())
+        self._servo_motion: LastResult[ServoMotion] = LastResult()
+        # The same without the joints, and the command time until which it is held.
+        self._held_servo_motion: LastResult[ServoMotion] = LastResult()
+        self._servo_held_until = -np.inf
 
     # ------------------------------------------------------------------ inputs
     def update_joint_state(self, names: Sequence[str], positions: Sequence[float],
@@ -503,6 +519,7 @@ class IkController:
             self._horizon.clear()
         self._check_start = True
         self._checked_goal = None
+        self._servo_held_until = -np.inf
 
     def _resume_after_stall(self, command_time: float, notices: List[Notice]) -> None:
         """
@@ -520,6 +537,7 @@ class IkController:
             command_time - period, MotionState.at_rest(self._motion.position))
         self._motion, self._last_time = state, time
         self._checked_goal = None
+        self._servo_held_until = -np.inf
         notices.append(Notice('warn', 'command:stall', f'the control loop stalled for '
                               f'{gap:.3f} s; continuing from what the arm executed meanwhile '
                               '(no fast-forward)'))
@@ -732,7 +750,7 @@ class IkController:
         q = self._motion.position
         options = self._differential_options(mask)
         velocity_limits = options.velocity_limits
-        step, velocity = self._servo_velocity(q, target, mask, options)
+        step, velocity, q_from = self._servo_velocity(q, target, mask, options)
         values = {'damping': step.damping, 'velocity_scaling': step.velocity_scaling}
         reached = (step.position_error <= settings.position_tolerance
                    and step.orientation_error <= settings.orientation_tolerance)
@@ -744,7 +762,7 @@ class IkController:
         if reach_reason:
             notices.append(Notice('warn', 'target:reach', reach_reason))
             return 'ERROR', reach_reason + '; braking to rest', Goal(None), values
-        goal = Goal(q + velocity / settings.gain,
+        goal = Goal(q_from + velocity / settings.gain,
                     float(np.max(np.abs(velocity) / velocity_limits, initial=0.0)))
         blocking = self._stopping_contact
         if blocking is None or step.position_error < self._blocked_error - BLOCKED_PROGRESS:
@@ -773,25 +791,40 @@ class IkController:
         return 'OK', 'tracking the target', goal, values
 
     def _servo_velocity(self, q: np.ndarray, target: Target, mask: Tuple[bool, ...],
-                        options: ServoOptions) -> Tuple[ServoStep, np.ndarray]:
+                        options: ServoOptions) -> Tuple[ServoStep, np.ndarray, np.ndarray]:
         """
-        Return the servo step at the commanded joints ``q`` and its velocity (rad/s).
+        Return the servo step, its velocity (rad/s) and the commanded joints it is from.
 
         The velocity is the step's through the velocity damper (``_stopping_contact`` set
-        as :meth:`_collision_damped` sets it). Both depend only on ``q``, the target, the
-        mask, the settings and the collision model: an arm at rest at a reached target
+        as :meth:`_collision_damped` sets it). Both depend only on the joints, the target,
+        the mask, the settings and the collision model: an arm at rest at a reached target
         (the same ``q`` bit for bit) reuses the last cycle's instead of computing them
-        again (:mod:`ros_ik.control.last_result`).
+        again (:mod:`ros_ik.control.last_result`). A loop faster than ``1 / SERVO_PERIOD``
+        holds them for ``SERVO_PERIOD`` s of command time while the joints move, with the
+        joints they are from, so the goal ``q_from + qdot / gain`` stays where it was (as in
+        a 200 Hz loop; the generator and the step check still run every cycle); another
+        target, mask, settings or collision model computes them at once. At rest the pairs
+        the damper may need when a new target comes are measured in advance
+        (:meth:`CollisionGuard.prepare_damper`).
         """
         inputs = (q.tobytes(), target, mask, self.settings, self.collision)
         kept = self._servo_motion.reused(inputs)
+        if kept is not None and self.collision is not None:
+            self.collision.prepare_damper(q, self.settings)
+        if kept is None and self._last_time < self._servo_held_until:
+            kept = self._held_servo_motion.reused(inputs[1:])
         if kept is None:
             step = self.arm.servo.step(q, target.T_base_target, options)
             velocity = self._collision_damped(q, step.velocity, mask, step.damping,
                                               options.velocity_limits)
-            kept = self._servo_motion.keep(inputs, (step, velocity, self._stopping_contact))
-        step, velocity, self._stopping_contact = kept
-        return step, velocity
+            kept = self._servo_motion.keep(inputs, ServoMotion(step, velocity,
+                                                               self._stopping_contact, q.copy()))
+            self._held_servo_motion.keep(inputs[1:], kept)
+            # half a period short of SERVO_PERIOD: timer jitter never stretches the hold
+            self._servo_held_until = (self._last_time + SERVO_PERIOD
+                                      - 0.5 / self.settings.update_rate)
+        self._stopping_contact = kept.stopping_contact
+        return kept.step, kept.velocity, kept.q_from
 
     def _solve_cycle(self, target: Target, mask: Tuple[bool, ...], notices: List[Notice],
                      dt: float):

@@ -193,6 +193,33 @@ def cholesky_solve_in_place(L: np.ndarray, k: int, b: np.ndarray) -> None:
 
 
 @numba.njit(cache=True, nogil=True)
+def spectral_solve_in_place(V: np.ndarray, sigma_squared: np.ndarray, cutoff: float,
+                            damping_squared: float, rhs: np.ndarray,
+                            scratch: np.ndarray) -> None:
+    """
+    Overwrite ``rhs`` (leading k) with ``sum_i v_i (v_i . rhs) / (sigma_i^2 + lam^2)``.
+
+    ``V`` (k, k) holds the eigenvectors ``v_i`` of ``N = V diag(sigma^2) V^T`` in its
+    columns, ``sigma_squared`` (k,) the eigenvalues; directions with ``sigma_i^2 <= cutoff``
+    are left out (no gain). ``lam^2 = 0`` with ``cutoff = rcond^2 sigma_max^2`` gives the
+    pseudo-inverse ``N^+ rhs``. ``scratch`` (k,) is overwritten.
+    """
+    k = sigma_squared.shape[0]
+    for i in range(k):
+        projected = 0.0
+        if sigma_squared[i] > cutoff:
+            for r in range(k):
+                projected += V[r, i] * rhs[r]
+            projected /= sigma_squared[i] + damping_squared
+        scratch[i] = projected
+    for r in range(k):
+        total = 0.0
+        for i in range(k):
+            total += V[r, i] * scratch[i]
+        rhs[r] = total
+
+
+@numba.njit(cache=True, nogil=True)
 def _eigen_solve_in_place(work: DlsWorkspace, k: int, singular_value_threshold: float,
                           max_damping: float, damping_scale: float,
                           error_damping_squared: float) -> Tuple[float, float]:
@@ -210,19 +237,9 @@ def _eigen_solve_in_place(work: DlsWorkspace, k: int, singular_value_threshold: 
     ratio = min(sigma_min / singular_value_threshold, 1.0)
     damping_squared = ((1.0 - ratio * ratio) * max_damping * max_damping * damping_scale
                        + error_damping_squared)
-    projections = work.normal[0, :k]  # the decomposed matrix is no longer needed
-    for i in range(k):
-        projected = 0.0
-        if sigma_squared[i] > STRUCTURAL_ZERO * sigma_squared[k - 1]:
-            for r in range(k):
-                projected += V[r, i] * rhs[r]
-            projected /= sigma_squared[i] + damping_squared
-        projections[i] = projected
-    for r in range(k):
-        total = 0.0
-        for i in range(k):
-            total += V[r, i] * projections[i]
-        rhs[r] = total
+    # the decomposed matrix is no longer needed: its first row is the scratch
+    spectral_solve_in_place(V, sigma_squared, STRUCTURAL_ZERO * sigma_squared[k - 1],
+                            damping_squared, rhs, work.normal[0, :k])
     return sigma_min, np.sqrt(damping_squared)
 
 

@@ -40,7 +40,8 @@ from typing import Tuple
 import numba
 import numpy as np
 
-from ros_ik.kinematics.damped_least_squares import damped_step_into, DlsWorkspace
+from ros_ik.kinematics.damped_least_squares import (damped_step_into, DlsWorkspace,
+                                                    spectral_solve_in_place)
 from ros_ik.kinematics.joint_limits import held_at_bound_into
 from ros_ik.kinematics.symmetric_eigen import symmetric_eigen_into
 
@@ -97,20 +98,10 @@ def _add_null_space_velocity(J: np.ndarray, active: np.ndarray, preferred: np.nd
             normal[i, r] = total
             normal[r, i] = total
     symmetric_eigen_into(normal, sigma_squared, U)
-    cutoff = PSEUDO_INVERSE_RCOND * PSEUDO_INVERSE_RCOND * sigma_squared[m - 1]
-    projections = work.normal[0, :m]  # the decomposed matrix is no longer needed
-    for i in range(m):
-        projected = 0.0
-        if sigma_squared[i] > cutoff:
-            for r in range(m):
-                projected += U[r, i] * y[r]
-            projected /= sigma_squared[i]
-        projections[i] = projected
-    for r in range(m):
-        total = 0.0
-        for i in range(m):
-            total += U[r, i] * projections[i]
-        y[r] = total
+    # (J_a J_a^T)^+ y; the decomposed matrix is no longer needed: its first row is scratch
+    spectral_solve_in_place(U, sigma_squared,
+                            PSEUDO_INVERSE_RCOND * PSEUDO_INVERSE_RCOND * sigma_squared[m - 1],
+                            0.0, y, work.normal[0, :m])
     for j in range(n):
         if active[j]:
             total = 0.0

@@ -417,6 +417,26 @@ def bundled_guard(controller: IkController, arm_name: str) -> CollisionGuard:
     return CollisionGuard(CollisionChecker(model, 0.0, 0.01))
 
 
+def panda_servo_toward(offset: List[float], monkeypatch, **settings
+                       ) -> Tuple[IkController, List[tuple], np.ndarray]:
+    """
+    Return a Panda servo with collision checks, its target at home + ``offset`` (rad).
+
+    Also the list to which each servo step computed appends its (q, T_base_target), and
+    the home joints.
+    """
+    controller = controller_for('panda', mode='servo', **settings)
+    controller.set_collision_guard(bundled_guard(controller, 'panda'))
+    computed: List[tuple] = []
+    servo_step = controller.arm.servo.step
+    monkeypatch.setattr(controller.arm.servo, 'step',
+                        lambda *args: computed.append(args[:2]) or servo_step(*args))
+    home = np.array(BUNDLED_ARMS['panda'].home)
+    T_goal = controller.arm.kinematics.tip_pose(home + np.array(offset))
+    controller.set_target('', *pose_of(T_goal), 'pose')
+    return controller, computed, home
+
+
 def test_an_arm_at_rest_at_its_target_reuses_the_servo_step_until_an_input_changes(
         monkeypatch):
     """
@@ -425,15 +445,8 @@ def test_an_arm_at_rest_at_its_target_reuses_the_servo_step_until_an_input_chang
     The step (and its damped velocity) is computed again when the collision model, the
     settings or the target change, and a new target moves the arm again.
     """
-    controller = controller_for('panda', mode='servo')
-    controller.set_collision_guard(bundled_guard(controller, 'panda'))
-    computed = []
-    servo_step = controller.arm.servo.step
-    monkeypatch.setattr(controller.arm.servo, 'step',
-                        lambda *args: computed.append(args[0]) or servo_step(*args))
-    home = np.array(BUNDLED_ARMS['panda'].home)
-    goal = home + np.array([0.2, -0.1, 0.1, 0.1, 0.0, 0.1, 0.0])
-    controller.set_target('', *pose_of(controller.arm.kinematics.tip_pose(goal)), 'pose')
+    controller, computed, home = panda_servo_toward([0.2, -0.1, 0.1, 0.1, 0.0, 0.1, 0.0],
+                                                    monkeypatch)
     q, _ = run_loop(controller, home, 3.0)
     before = len(computed)
     q, resting = run_loop(controller, q, 1.0, start=3.0)
@@ -450,6 +463,56 @@ def test_an_arm_at_rest_at_its_target_reuses_the_servo_step_until_an_input_chang
     controller.set_target('', *pose_of(controller.arm.kinematics.tip_pose(home)), 'pose')
     q, _ = run_loop(controller, q, 3.0, start=5.0)
     assert tip_error(controller, q, controller.arm.kinematics.tip_pose(home)) < 1e-3
+
+
+def test_an_arm_at_rest_has_the_damper_pairs_measured_before_the_next_target(monkeypatch):
+    """
+    Check the first servo cycle toward a new target: no coal measure at the rest joints.
+
+    The pairs within the slow-down distance there (the Panda's home has some) were measured
+    while the arm rested, so the first step's damper only looks them up.
+    """
+    controller = controller_for('panda', mode='servo', update_rate=1000.0)
+    guard = bundled_guard(controller, 'panda')
+    controller.set_collision_guard(guard)
+    home = np.array(BUNDLED_ARMS['panda'].home)
+    kinematics = controller.arm.kinematics
+    controller.set_target('', *pose_of(kinematics.tip_pose(home)), 'pose')
+    q, _ = run_loop(controller, home, 0.1)
+    measures = []
+    coal_distance = guard.checker._coal.distance
+    monkeypatch.setattr(guard.checker._coal, 'distance',
+                        lambda *args: measures.append(1) or coal_distance(*args))
+    goal = home + np.array([0.3, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    controller.set_target('', *pose_of(kinematics.tip_pose(goal)), 'pose')
+    _, first = run_loop(controller, q, 0.0005, start=0.1)
+    assert np.abs(first[0].velocity).max() > 0.0 and not measures
+    settings = controller.settings
+    within = max(settings.collision_slowdown_distance, settings.collision_stop_distance)
+    assert guard.checker.contacts(q, within)  # there were pairs for the damper to consider
+
+
+@pytest.mark.parametrize('update_rate, cycles_per_step',
+                         [(100.0, 1), (500.0, 2), (1000.0, 5)])
+def test_a_fast_servo_loop_computes_the_servo_velocity_every_servo_period(
+        monkeypatch, update_rate, cycles_per_step):
+    """
+    Check a moving servo: one damped step per SERVO_PERIOD (5 ms) of cycles, limits kept.
+
+    A new target is stepped toward in the cycle that takes it, and the arm reaches it.
+    """
+    controller, computed, home = panda_servo_toward([0.3, -0.1, 0.1, 0.1, 0.0, 0.1, 0.0],
+                                                    monkeypatch, update_rate=update_rate)
+    q, moving = run_loop(controller, home, 0.5)
+    assert np.abs(moving[-1].velocity).max() > 0.01  # still on its way
+    assert len(computed) == pytest.approx(len(moving) / cycles_per_step, abs=1)
+    T_home = controller.arm.kinematics.tip_pose(home)
+    controller.set_target('', *pose_of(T_home), 'pose')
+    q, returning = run_loop(controller, q, 0.5 / update_rate, start=0.5)
+    assert len(returning) == 1 and np.allclose(computed[-1][1], T_home, atol=1e-9)
+    q, rest = run_loop(controller, q, 3.0, start=0.5 + 1.0 / update_rate)
+    assert tip_error(controller, q, T_home) < 1e-3
+    assert_commands_within_limits(controller, moving + returning + rest, home)
 
 
 @pytest.mark.parametrize('mode, spread', [('solve', None), ('servo', 0.4)])
