@@ -291,9 +291,9 @@ class IkController:
         self._generator_for: Tuple[float, Optional[OnlineGenerator]] = (0.0, None)
         self._measured: Tuple[float, Optional[Manipulability]] = (0.0, None)
         self._measures_at: LastResult[Manipulability] = LastResult()
+        # The last servo motion (by target, mask, settings, collision model) and the
+        # command time until which it is held while the joints move.
         self._servo_motion: LastResult[ServoMotion] = LastResult()
-        # The same without the joints, and the command time until which it is held.
-        self._held_servo_motion: LastResult[ServoMotion] = LastResult()
         self._servo_held_until = -np.inf
 
     # ------------------------------------------------------------------ inputs
@@ -807,19 +807,17 @@ class IkController:
         the damper may need when a new target comes are measured in advance
         (:meth:`CollisionGuard.prepare_damper`).
         """
-        inputs = (q.tobytes(), target, mask, self.settings, self.collision)
+        inputs = (target, mask, self.settings, self.collision)
         kept = self._servo_motion.reused(inputs)
-        if kept is not None and self.collision is not None:
+        same_joints = kept is not None and q.tobytes() == kept.q_from.tobytes()
+        if same_joints and self.collision is not None:
             self.collision.prepare_damper(q, self.settings)
-        if kept is None and self._last_time < self._servo_held_until:
-            kept = self._held_servo_motion.reused(inputs[1:])
-        if kept is None:
+        if kept is None or not (same_joints or self._last_time < self._servo_held_until):
             step = self.arm.servo.step(q, target.T_base_target, options)
             velocity = self._collision_damped(q, step.velocity, mask, step.damping,
                                               options.velocity_limits)
             kept = self._servo_motion.keep(inputs, ServoMotion(step, velocity,
                                                                self._stopping_contact, q.copy()))
-            self._held_servo_motion.keep(inputs[1:], kept)
             # half a period short of SERVO_PERIOD: timer jitter never stretches the hold
             self._servo_held_until = (self._last_time + SERVO_PERIOD
                                       - 0.5 / self.settings.update_rate)

@@ -53,7 +53,7 @@ def warm_up_kernels() -> float:
     generator = OnlineGenerator(MotionLimits(chain.lower, chain.upper, chain.velocity_limits,
                                              np.ones(n), np.full(n, 10.0)))
     moving = generator.step(MotionState.at_rest(q), q + 0.1, 0.01)
-    generator.brake_step(moving.state, 0.01)
+    generator.brake_step(moving.state, 0.01).state.is_finite()
     generator.between(moving.plan, np.array([0.005]))
     generator.stop_samples(moving.state, 0.01)
     nearest_row_distance(np.zeros((2, n)), 0, 2, q, np.zeros(n, dtype=bool))

@@ -30,16 +30,20 @@ from a moving state as in Haschke, Weitnauer and Ritter, IROS 2008):
 
 With ``F(vp)`` the distance covered by phases 1 and 3, the fastest motion cruises at
 ``vp = +-V`` when ``F(+-V)`` leaves room (``tc = (d - F) / vp``), and otherwise has no
-cruise and the ``vp`` in ``(-V, V)`` with ``F(vp) = d`` (bisection on a branch where ``F``
-increases, see :func:`fastest_profile`). A target closer than the stopping distance
+cruise and the ``vp`` in ``(-V, V)`` with ``F(vp) = d`` (a bracketed root on a branch where
+``F`` increases, see :func:`fastest_profile`). A target closer than the stopping distance
 gives ``vp`` of the other sign: the joint stops past the target and comes back. Rest to
 rest this is the time-optimal double-S profile.
 
 To arrive later, at a common time ``T``, a joint lowers ``|vp|`` between the fastest peak
-and 0 (a longer cruise), found by bisection on the duration; when no such ``vp`` exists (the
+and 0 (a longer cruise), a bracketed root of the duration; when no such ``vp`` exists (the
 target is the stopping point), the joint keeps its fastest profile and waits at rest.
 
 A profile is a row of 7 jerks (units/s^3) and 7 durations (s).
+
+Every root is found by :func:`bracketed_root`: false position with the Illinois correction
+(Dowell and Jarratt 1971), which keeps a bracket like bisection but on these piecewise smooth
+functions converges superlinearly (about 8 evaluations instead of 64 halvings).
 """
 
 import numba
@@ -47,8 +51,17 @@ import numpy as np
 
 SEGMENTS = 7
 BISECTION_STEPS = 64
+# A root search halves its bracket when this many steps in a row did not; it ends after
+# ROOT_STEPS evaluations at most, time for at least BISECTION_STEPS halvings.
+STEPS_TO_HALVE = 4
+ROOT_STEPS = (STEPS_TO_HALVE + 1) * BISECTION_STEPS
+# A root's residual this small ends its search (m or rad for distances, s for durations).
+ROOT_TOLERANCE = 1e-13
 # Distances this close (m or rad) count as equal when choosing a branch of F.
 DISTANCE_TOLERANCE = 1e-9
+# What bracketed_root solves for (see _root_objective).
+STOP_DISTANCE, PEAK_DISTANCE, PEAK_DURATION = 0, 1, 2
+EPSILON = float(np.finfo(np.float64).eps)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -94,21 +107,16 @@ def _gentler_stop(distance: float, v0: float, a0: float, a_max: float, j_max: fl
     """
     Write a stop covering ``distance``, a little beyond the hardest stop; return its time.
 
-    The stop's peak deceleration ``a_cap`` in ``(0, a_max]`` is bisected: a lower peak
-    brakes over a longer distance (the distance grows without bound as ``a_cap -> 0``).
+    The stop's peak deceleration ``a_cap`` in ``(0, a_max]`` is a root of the distance it
+    covers: a lower peak brakes over a longer distance (the distance grows without bound as
+    ``a_cap -> 0``). The cap returned covers no more than ``distance``.
     """
     for k in range(SEGMENTS):
         jerks[k], durations[k] = 0.0, 0.0
     hardest = velocity_change(v0, a0, 0.0, a_max, j_max, jerks, durations, 0)[1]
     direction = 1.0 if distance > hardest else -1.0
-    gentle, hard = 0.0, a_max
-    for _ in range(BISECTION_STEPS):
-        middle = 0.5 * (gentle + hard)
-        covered = velocity_change(v0, a0, 0.0, middle, j_max, jerks, durations, 0)[1]
-        if direction * (covered - distance) > 0.0:
-            gentle = middle
-        else:
-            hard = middle
+    hard = bracketed_root(STOP_DISTANCE, direction, distance, 0.0, v0, a0, a_max, j_max, a_max,
+                          direction * (hardest - distance), 0.0, np.inf, jerks, durations)[0]
     return velocity_change(v0, a0, 0.0, hard, j_max, jerks, durations, 0)[0]
 
 
@@ -140,17 +148,73 @@ def peak_distance(v0: float, a0: float, peak: float, a_max: float, j_max: float,
 
 
 @numba.njit(cache=True, nogil=True)
-def _peak_for_distance(distance: float, v0: float, a0: float, low: float, high: float,
-                       a_max: float, j_max: float, jerks: np.ndarray,
-                       durations: np.ndarray) -> float:
-    """Return the peak in ``[low, high]`` with ``F(peak) = distance`` (bisection)."""
-    for _ in range(BISECTION_STEPS):
-        middle = 0.5 * (low + high)
-        if peak_distance(v0, a0, middle, a_max, j_max, jerks, durations) < distance:
-            low = middle
+def _root_objective(kind: int, x: float, distance: float, duration: float, v0: float,
+                    a0: float, a_max: float, j_max: float, jerks: np.ndarray,
+                    durations: np.ndarray) -> float:
+    """
+    Return the residual whose root :func:`bracketed_root` finds, at ``x``.
+
+    ``STOP_DISTANCE``: the distance of the stop with peak deceleration ``x`` (in place of
+    ``a_max``) minus ``distance``; ``PEAK_DISTANCE``: ``F(x) - distance``;
+    ``PEAK_DURATION``: the duration of the profile through peak ``x`` (cruising to cover
+    ``distance``) minus ``duration``.
+    """
+    if kind == STOP_DISTANCE:
+        return velocity_change(v0, a0, 0.0, x, j_max, jerks, durations, 0)[1] - distance
+    if kind == PEAK_DISTANCE:
+        return peak_distance(v0, a0, x, a_max, j_max, jerks, durations) - distance
+    return _peak_profile(v0, a0, x, distance, False, a_max, j_max, jerks, durations) - duration
+
+
+@numba.njit(cache=True, nogil=True)
+def bracketed_root(kind: int, sign: float, distance: float, duration: float, v0: float,
+                   a0: float, a_max: float, j_max: float, x_neg: float, g_neg: float,
+                   x_pos: float, g_pos: float, jerks: np.ndarray, durations: np.ndarray):
+    """
+    Return a bracket ``(x_neg, g_neg, x_pos, g_pos)`` of a root of ``g = sign * objective``.
+
+    ``g`` is :func:`_root_objective` times ``sign`` (+-1); the bracket given has
+    ``g(x_neg) = g_neg <= 0 < g_pos = g(x_pos)`` (``g_pos`` may be ``inf``: an end where the
+    objective grows without bound). Each step evaluates ``g`` at the false-position point of
+    the bracket and replaces the end of the same sign; an end kept twice in a row has its
+    weight in the interpolation halved (Illinois), and a step halves the bracket instead
+    when the point is not strictly inside or ``STEPS_TO_HALVE`` steps did not halve it. Ends when
+    ``|g_neg| <= ROOT_TOLERANCE max(1, |goal|)`` (goal: ``duration`` for ``PEAK_DURATION``,
+    else ``distance``), when the bracket is a few ulps wide or after ``ROOT_STEPS``
+    evaluations. The ends keep their signs, so ``x_neg`` is on the side the caller needs.
+    ``jerks``, ``durations`` (7,) are scratch.
+    """
+    if g_pos <= 0.0:
+        return x_pos, g_pos, x_pos, g_pos
+    goal = duration if kind == PEAK_DURATION else distance
+    tolerance = ROOT_TOLERANCE * max(1.0, abs(goal))
+    weight_neg, weight_pos = g_neg, g_pos
+    kept = 0
+    width = abs(x_pos - x_neg)
+    halved_from, steps_since_halved = width, 0
+    for _ in range(ROOT_STEPS):
+        if g_neg >= -tolerance or width <= 4.0 * EPSILON * max(abs(x_neg), abs(x_pos)):
+            break
+        x = x_neg - weight_neg * (x_pos - x_neg) / (weight_pos - weight_neg)
+        if (not (min(x_neg, x_pos) < x < max(x_neg, x_pos))
+                or steps_since_halved >= STEPS_TO_HALVE):
+            x = 0.5 * (x_neg + x_pos)
+        g = sign * _root_objective(kind, x, distance, duration, v0, a0, a_max, j_max, jerks,
+                                   durations)
+        if g <= 0.0:
+            x_neg, g_neg, weight_neg = x, g, g
+            weight_pos = 0.5 * weight_pos if kept == -1 else weight_pos
+            kept = -1
         else:
-            high = middle
-    return 0.5 * (low + high)
+            x_pos, g_pos, weight_pos = x, g, g
+            weight_neg = 0.5 * weight_neg if kept == 1 else weight_neg
+            kept = 1
+        width = abs(x_pos - x_neg)
+        if width <= 0.5 * halved_from:
+            halved_from, steps_since_halved = width, 0
+        else:
+            steps_since_halved += 1
+    return x_neg, g_neg, x_pos, g_pos
 
 
 @numba.njit(cache=True, nogil=True)
@@ -167,52 +231,54 @@ def fastest_profile(distance: float, v0: float, a0: float, v_max: float, a_max: 
     distance within ``DISTANCE_TOLERANCE`` of a split takes the monotone branch, so a joint
     already on its final brake keeps that brake despite round-off.
     """
-    if peak_distance(v0, a0, v_max, a_max, j_max, jerks, durations) <= distance:
+    highest = peak_distance(v0, a0, v_max, a_max, j_max, jerks, durations)
+    if highest <= distance:
         return _peak_profile(v0, a0, v_max, distance, False, a_max, j_max, jerks,
                              durations), v_max
-    if peak_distance(v0, a0, -v_max, a_max, j_max, jerks, durations) >= distance:
+    lowest = peak_distance(v0, a0, -v_max, a_max, j_max, jerks, durations)
+    if lowest >= distance:
         return _peak_profile(v0, a0, -v_max, distance, False, a_max, j_max, jerks,
                              durations), -v_max
     ramp_out = min(max(v0 + a0 * abs(a0) / (2.0 * j_max), -v_max), v_max)
     low_split, high_split = min(0.0, ramp_out), max(0.0, ramp_out)
-    if distance <= peak_distance(v0, a0, low_split, a_max, j_max, jerks,
-                                 durations) + DISTANCE_TOLERANCE:
-        low, high = -v_max, low_split
-    elif distance >= peak_distance(v0, a0, high_split, a_max, j_max, jerks,
-                                   durations) - DISTANCE_TOLERANCE:
-        low, high = high_split, v_max
+    at_low_split = peak_distance(v0, a0, low_split, a_max, j_max, jerks, durations)
+    if distance <= at_low_split + DISTANCE_TOLERANCE:
+        low, at_low, high, at_high = -v_max, lowest, low_split, at_low_split
     else:
-        return _gentler_stop(distance, v0, a0, a_max, j_max, jerks, durations), 0.0
-    peak = _peak_for_distance(distance, v0, a0, low, high, a_max, j_max, jerks, durations)
+        at_high_split = peak_distance(v0, a0, high_split, a_max, j_max, jerks, durations)
+        if distance < at_high_split - DISTANCE_TOLERANCE:
+            return _gentler_stop(distance, v0, a0, a_max, j_max, jerks, durations), 0.0
+        low, at_low, high, at_high = high_split, at_high_split, v_max, highest
+    low, below, high, above = bracketed_root(PEAK_DISTANCE, 1.0, distance, 0.0, v0, a0, a_max,
+                                             j_max, low, at_low - distance, high,
+                                             at_high - distance, jerks, durations)
+    peak = low if -below <= above else high
     return _peak_profile(v0, a0, peak, distance, True, a_max, j_max, jerks, durations), peak
 
 
 @numba.njit(cache=True, nogil=True)
 def profile_in_time(distance: float, v0: float, a0: float, fastest_peak: float,
-                    duration: float, a_max: float, j_max: float, jerks: np.ndarray,
-                    durations: np.ndarray) -> bool:
+                    fastest_time: float, duration: float, a_max: float, j_max: float,
+                    jerks: np.ndarray, durations: np.ndarray) -> bool:
     """
     Write a profile covering ``distance`` to rest in ``duration`` s; return success.
 
-    Bisects the peak between ``fastest_peak`` (no slower than ``duration``) and almost 0
-    (slowest); fails if the profile found does not end at ``distance`` (where ``F`` is not
-    monotone, a slower peak may leave no room to cruise). On failure ``jerks`` and
+    Finds the peak between ``fastest_peak`` (taking ``fastest_time``, no longer than
+    ``duration``) and almost 0 (slowest) with :func:`bracketed_root`, on the side no slower
+    than ``duration``; fails if the profile found does not end at ``distance`` (where ``F``
+    is not monotone, a slower peak may leave no room to cruise). On failure ``jerks`` and
     ``durations`` hold an unspecified profile.
     """
     if fastest_peak == 0.0:
         return False
     slowest = fastest_peak * 2.0 ** -BISECTION_STEPS
-    if _peak_profile(v0, a0, slowest, distance, False, a_max, j_max, jerks,
-                     durations) < duration:
+    slowest_time = _peak_profile(v0, a0, slowest, distance, False, a_max, j_max, jerks,
+                                 durations)
+    if slowest_time < duration:
         return False
-    fast, slow = fastest_peak, slowest
-    for _ in range(BISECTION_STEPS):
-        middle = 0.5 * (fast + slow)
-        if _peak_profile(v0, a0, middle, distance, False, a_max, j_max, jerks,
-                         durations) > duration:
-            slow = middle
-        else:
-            fast = middle
+    fast = bracketed_root(PEAK_DURATION, 1.0, distance, duration, v0, a0, a_max, j_max,
+                          fastest_peak, fastest_time - duration, slowest,
+                          slowest_time - duration, jerks, durations)[0]
     _peak_profile(v0, a0, fast, distance, False, a_max, j_max, jerks, durations)
     p, v, a = 0.0, v0, a0
     for k in range(SEGMENTS):

@@ -21,7 +21,7 @@ import tempfile
 
 # Run with an empty numba cache: the warm-up must compile (events > 0), and the node's calls
 # afterwards (IK full pose and position-only, servo, trajectory generator with its plan
-# samples, FK, frames, log map, the command history's lag) must not.
+# samples and state checks, FK, frames, log map, the command history's lag) must not.
 CHECK = """
 from numba.core import event
 import numpy as np
@@ -53,7 +53,7 @@ with event.install_recorder('numba:compile') as later:
                                              np.full(n, 5.0), np.full(n, 50.0)))
     moving_step = generator.step(MotionState.at_rest(q), q + 0.5, 0.01, 0.5)
     moving = moving_step.state
-    generator.brake_step(moving, 0.013)
+    generator.brake_step(moving, 0.013).state.is_finite()
     generator.between(moving_step.plan, np.array([0.002, 0.004]))
     generator.stop_samples(moving, 0.005)
     nearest_row_distance(np.zeros((3, n)), 1, 3, q, np.ones(n, dtype=bool))
