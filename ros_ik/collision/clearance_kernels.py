@@ -88,6 +88,26 @@ def clearances_into(bodies: np.ndarray, elements, pair_a: np.ndarray, pair_b: np
 
 
 @numba.njit(cache=True, nogil=True)
+def raise_to_measured_into(bounds: np.ndarray, q: np.ndarray, measured_at: np.ndarray,
+                           measured: np.ndarray, pair_weights: np.ndarray) -> None:
+    """
+    Raise each pair's clearance bound (m) to what its last exact measure still guarantees.
+
+    A pair measured at clearance ``measured[p]`` (m) at the joints ``measured_at[p]`` (n,)
+    keeps at least ``measured[p] - sum_j pair_weights[p, j] |q_j - measured_at[p, j]|`` at
+    ``q`` (``pair_weights``: m per rad or m of each joint). NaN on either side yields the
+    other (as ``np.fmax``).
+    """
+    for p in range(bounds.shape[0]):
+        lost = 0.0
+        for j in range(q.shape[0]):
+            lost += pair_weights[p, j] * abs(q[j] - measured_at[p, j])
+        kept = measured[p] - lost
+        if kept > bounds[p] or np.isnan(bounds[p]):
+            bounds[p] = kept
+
+
+@numba.njit(cache=True, nogil=True)
 def motion_clearances(Q: np.ndarray, A: np.ndarray, prismatic: np.ndarray, elements,
                       pair_a: np.ndarray, pair_b: np.ndarray, cutoff: float) -> np.ndarray:
     """Return the proxy clearances (k, pairs) at each row of ``Q`` (k, n)."""

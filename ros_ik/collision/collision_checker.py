@@ -47,7 +47,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 from ros_ik.collision.clearance_kernels import (body_poses_into, BOUND, clearances_into,
                                                 MEASURE_FROM, MEASURED, motion_clearances,
-                                                normal_rates_into, OPEN, walk_pairs)
+                                                normal_rates_into, OPEN,
+                                                raise_to_measured_into, walk_pairs)
 from ros_ik.collision.collision_model import CollisionModel
 
 ESCAPE_TOLERANCE = 1e-6  # m a pair in collision may lose to round-off while moving apart
@@ -171,9 +172,8 @@ class CollisionChecker:
             model = self.model
             clearances_into(self._bodies, model.kernel_elements, model.pair_a, model.pair_b,
                             cutoff, self._world_ends, self._world_box, self._bounds)
-            moved = np.abs(self._walked - self._known_at)
-            np.fmax(self._bounds, self._known_clearance
-                    - np.einsum('pj,pj->p', model.pair_weights, moved), out=self._bounds)
+            raise_to_measured_into(self._bounds, self._walked, self._known_at,
+                                   self._known_clearance, model.pair_weights)
             self._bounds_ready = True
         return self._bounds_view
 
@@ -273,13 +273,13 @@ class CollisionChecker:
         Q = np.ascontiguousarray(np.atleast_2d(Q), dtype=float)
         model = self.model
         variation = np.asarray(variation, dtype=float).reshape(-1, Q.shape[1])
-        bounds = variation @ model.pair_weights.T
-        reach = bounds.sum(axis=0)
+        reach = model.pair_weights @ variation.sum(axis=0)
         padding = self.padding
         lower_all = self.clearance_bounds(Q[0], padding + float(reach.max(initial=0.0)))
         near = np.flatnonzero(lower_all < padding + reach)
         if not len(near):
             return None
+        bounds = variation @ model.pair_weights[near].T  # (k - 1, near)
         lower = lower_all[near]
         violations = []
         at_start = lower < padding  # measured with coal at Q[0]
@@ -294,7 +294,7 @@ class CollisionChecker:
         near, lower, at_start = near[~in_collision], lower[~in_collision], at_start[~in_collision]
         count = len(Q)
         travelled = np.zeros((count, len(near)))
-        travelled[1:] = np.cumsum(bounds[:, near], axis=0)
+        travelled[1:] = np.cumsum(bounds[:, ~in_collision], axis=0)
         values = np.zeros((count, len(near)))
         state = np.zeros((count, len(near)), dtype=np.int8)
         values[0], state[0] = lower, BOUND

@@ -301,7 +301,8 @@ def test_clearance_bounds_kept_from_coal_never_exceed_the_clearance():
 
     Panda over the floor: every pair measured at ``q_0``; there the bound is coal's
     clearance, and at configurations up to 0.3 rad per joint away it is never above coal's
-    clearance (a second checker measures), and above the proxy for some pairs.
+    clearance (a second checker measures), and above the proxy for some pairs; each bound is
+    ``max(proxy, d_0 - W_p . |q - q_0|)``.
     """
     _, model, _, _ = example_model('panda')
     checker = CollisionChecker(model, 0.0, 0.01)
@@ -318,7 +319,10 @@ def test_clearance_bounds_kept_from_coal_never_exceed_the_clearance():
         bounds = checker.clearance_bounds(q, np.inf).copy()
         exact = np.array([contact.distance for contact in reference.exact_many(q, pairs)])
         assert np.all(bounds <= exact + 1e-9)
-        raised += int(np.sum(bounds > reference.proxy_clearances(q, np.inf)[0] + 1e-9))
+        proxy = reference.proxy_clearances(q, np.inf)[0]
+        kept = measured - model.pair_weights @ np.abs(q - q_0)
+        assert bounds == pytest.approx(np.fmax(proxy, kept), abs=1e-12)
+        raised += int(np.sum(bounds > proxy + 1e-9))
     assert raised > 0
 
 
