@@ -92,7 +92,8 @@ from ros_ik.kinematics.servo_step import ServoOptions, ServoStep
 from ros_ik.kinematics.task_space import row_weights
 from ros_ik.kinematics.transforms import pose_error
 from ros_ik.trajectory.motion_limits import MotionLimits
-from ros_ik.trajectory.online_generator import MotionState, MotionStep, OnlineGenerator
+from ros_ik.trajectory.online_generator import (all_finite, MotionState, MotionStep,
+                                                OnlineGenerator)
 
 STALL_SPEED = 1e-4  # rad/s: below this the servo counts as stopped
 STALL_SECONDS = 0.5  # s stopped short of the target before it is reported
@@ -218,11 +219,19 @@ class MarkerState:
 
 @dataclass(frozen=True)
 class ServoMotion:
-    """A servo step, its velocity through the damper, what stops it, the joints it is from."""
+    """
+    A servo step and what follows from it until the next one.
+
+    ``goal``: the joints ``q_from + qdot / gain`` (rad or m) with ``qdot`` the step's
+    velocity through the damper and its speed fraction; ``stopping_contact``: what the
+    damper stops for; ``reach_reason``: why the target is provably out of reach ('' if
+    not).
+    """
 
     step: ServoStep
-    velocity: np.ndarray
+    goal: Goal
     stopping_contact: Optional[Contact]
+    reach_reason: str
     q_from: np.ndarray
 
 
@@ -588,7 +597,7 @@ class IkController:
         generator, state = self._generator(), self._motion
         step = None
         self._collision_stop = None
-        if goal.q is not None and np.all(np.isfinite(goal.q)):
+        if goal.q is not None and all_finite(goal.q):
             step = generator.step(state, goal.q, dt, goal.speed_fraction, goal.velocity_caps)
             if (step.state.is_finite() and goal.q is not self._checked_goal
                     and not _holds_still(state, step.state)):
@@ -747,23 +756,17 @@ class IkController:
                      dt: float):
         """Return (level, message, goal, values) of one servo step at the commanded joints."""
         settings, arm = self.settings, self.arm
-        q = self._motion.position
-        options = self._differential_options(mask)
-        velocity_limits = options.velocity_limits
-        step, velocity, q_from = self._servo_velocity(q, target, mask, options)
+        motion = self._servo_motion_at(self._motion.position, target, mask)
+        step, goal = motion.step, motion.goal
         values = {'damping': step.damping, 'velocity_scaling': step.velocity_scaling}
         reached = (step.position_error <= settings.position_tolerance
                    and step.orientation_error <= settings.orientation_tolerance)
         stopped = float(np.abs(self._motion.velocity).max(initial=0.0)) < STALL_SPEED
         self._stopped_cycles = self._stopped_cycles + 1 if stopped and not reached else 0
         stalled = self._stopped_cycles * dt > STALL_SECONDS
-        reach_reason = arm.solver.out_of_reach_reason(target.T_base_target,
-                                                      step.position_error)
-        if reach_reason:
-            notices.append(Notice('warn', 'target:reach', reach_reason))
-            return 'ERROR', reach_reason + '; braking to rest', Goal(None), values
-        goal = Goal(q_from + velocity / settings.gain,
-                    float(np.max(np.abs(velocity) / velocity_limits, initial=0.0)))
+        if motion.reach_reason:
+            notices.append(Notice('warn', 'target:reach', motion.reach_reason))
+            return 'ERROR', motion.reach_reason + '; braking to rest', Goal(None), values
         blocking = self._stopping_contact
         if blocking is None or step.position_error < self._blocked_error - BLOCKED_PROGRESS:
             self._blocked_time, self._blocked_error = 0.0, step.position_error
@@ -790,10 +793,10 @@ class IkController:
             return 'WARN', 'moving along a joint limit', goal, values
         return 'OK', 'tracking the target', goal, values
 
-    def _servo_velocity(self, q: np.ndarray, target: Target, mask: Tuple[bool, ...],
-                        options: ServoOptions) -> Tuple[ServoStep, np.ndarray, np.ndarray]:
+    def _servo_motion_at(self, q: np.ndarray, target: Target,
+                         mask: Tuple[bool, ...]) -> ServoMotion:
         """
-        Return the servo step, its velocity (rad/s) and the commanded joints it is from.
+        Return the servo step at the commanded joints ``q`` and what follows from it.
 
         The velocity is the step's through the velocity damper (``_stopping_contact`` set
         as :meth:`_collision_damped` sets it). Both depend only on the joints, the target,
@@ -813,16 +816,26 @@ class IkController:
         if same_joints and self.collision is not None:
             self.collision.prepare_damper(q, self.settings)
         if kept is None or not (same_joints or self._last_time < self._servo_held_until):
-            step = self.arm.servo.step(q, target.T_base_target, options)
-            velocity = self._collision_damped(q, step.velocity, mask, step.damping,
-                                              options.velocity_limits)
-            kept = self._servo_motion.keep(inputs, ServoMotion(step, velocity,
-                                                               self._stopping_contact, q.copy()))
+            kept = self._servo_motion.keep(inputs, self._computed_servo_motion(q, target, mask))
             # half a period short of SERVO_PERIOD: timer jitter never stretches the hold
             self._servo_held_until = (self._last_time + SERVO_PERIOD
                                       - 0.5 / self.settings.update_rate)
         self._stopping_contact = kept.stopping_contact
-        return kept.step, kept.velocity, kept.q_from
+        return kept
+
+    def _computed_servo_motion(self, q: np.ndarray, target: Target,
+                               mask: Tuple[bool, ...]) -> ServoMotion:
+        """Compute the servo step at ``q``, its velocity through the damper and its goal."""
+        options = self._differential_options(mask)
+        step = self.arm.servo.step(q, target.T_base_target, options)
+        velocity = self._collision_damped(q, step.velocity, mask, step.damping,
+                                          options.velocity_limits)
+        speed_fraction = float(np.max(np.abs(velocity) / options.velocity_limits, initial=0.0))
+        return ServoMotion(step, Goal(q + velocity / self.settings.gain, speed_fraction),
+                           self._stopping_contact,
+                           self.arm.solver.out_of_reach_reason(target.T_base_target,
+                                                               step.position_error),
+                           q.copy())
 
     def _solve_cycle(self, target: Target, mask: Tuple[bool, ...], notices: List[Notice],
                      dt: float):

@@ -58,14 +58,13 @@ SPEED_FRACTION_FLOOR = 1e-3
 REST_TOLERANCE = 1e-9
 
 
-# The two checks every control cycle makes of its states, compiled: numpy's reductions cost
-# about 3 us per array for 7 joints, a few times each cycle.
+# The checks every control cycle makes of its goal and states, compiled: numpy's reductions
+# cost about 3 us per array for 7 joints, a few times each cycle.
 @numba.njit(cache=True, nogil=True)
-def all_finite(position: np.ndarray, velocity: np.ndarray, acceleration: np.ndarray) -> bool:
-    """Return whether every value of the three arrays (n,) is finite."""
-    for j in range(position.shape[0]):
-        if not (np.isfinite(position[j]) and np.isfinite(velocity[j])
-                and np.isfinite(acceleration[j])):
+def all_finite(values: np.ndarray) -> bool:
+    """Return whether every value of ``values`` (n,) is finite."""
+    for j in range(values.shape[0]):
+        if not np.isfinite(values[j]):
             return False
     return True
 
@@ -95,7 +94,8 @@ class MotionState:
 
     def is_finite(self) -> bool:
         """Return whether every value is finite."""
-        return all_finite(self.position, self.velocity, self.acceleration)
+        return (all_finite(self.position) and all_finite(self.velocity)
+                and all_finite(self.acceleration))
 
     def is_at_rest(self, tolerance: float = 1e-9) -> bool:
         """Return whether velocity and acceleration are zero (within ``tolerance``)."""
@@ -286,8 +286,9 @@ class OnlineGenerator:
         self._sample_variation = np.empty((0, limits.n_joints))
 
     def inside_bounds(self, position: np.ndarray) -> np.ndarray:
-        """Return ``position`` (n,) clipped into the position bounds."""
-        return np.clip(position, self.limits.lower, self.limits.upper)
+        """Return ``position`` (n,) clipped into the position bounds (NaN stays NaN)."""
+        # np.minimum(np.maximum()) is np.clip without its Python dispatch (~3x faster)
+        return np.minimum(np.maximum(position, self.limits.lower), self.limits.upper)
 
     def stopping_positions(self, state: MotionState) -> np.ndarray:
         """Return where each joint (n,) comes to rest braking as hard as the limits allow."""
