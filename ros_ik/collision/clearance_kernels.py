@@ -18,20 +18,29 @@ Proxy clearances of every checked pair, for one configuration or a whole motion 
 Also the rates at which witness points move along their normals (the velocity damper's
 rows).
 
-``elements = (body, kind, ends, radius, box_pose, half)`` as in
-:mod:`ros_ik.collision.distance_kernels`, in the bodies' aligned frames; body poses come
+``elements = (body, kind, ends, radius, box_pose, half, vertices, vertex_count)`` as in
+:mod:`ros_ik.collision.distance_kernels`, in the bodies' aligned frames (``vertices``
+(elements, k, 3): the first ``vertex_count[e]`` are the hull vertices of the shape a
+capsule stands for, none for spheres, cylinders and boxes of the scene); body poses come
 from the chain walk ``G_j`` (body 0: the base, identity). A pair whose bounding spheres are
 at least ``cutoff`` apart (for a box: the box's signed distance at the capsule's bounding
 sphere center, less its radius) gets that gap, a lower bound of its clearance, instead of
-the exact proxy distance: enough to know it is clear, at a fraction of the cost.
+the exact proxy distance: enough to know it is clear, at a fraction of the cost. Where
+the shapes' vertices are known, the proxies' distance is raised to a separating-axis gap of
+the shapes themselves (``box_face_gap``, ``hull_axis_gap``): each bounds the shapes'
+clearance from below, and a capsule fitted around a gripper or a link's elbow stands
+centimetres proud of it.
 """
 
 import numba
 import numpy as np
-from ros_ik.collision.distance_kernels import (BOX, box_local, box_signed_distance, dot3,
-                                               element_distance, place_element_into,
+from ros_ik.collision.distance_kernels import (BOX, box_face_gap, box_local,
+                                               box_signed_distance, dot3, element_distance,
+                                               hull_axis_gap, place_element_into,
                                                place_elements_into)
 from ros_ik.kinematics.chain_kinematics import aligned_frames_into
+
+AXIS_EPSILON = 1e-9  # m: witnesses closer than this give no direction to project on
 
 
 @numba.njit(cache=True, nogil=True)
@@ -58,11 +67,40 @@ def _bounding_sphere(e: int, kind: np.ndarray, radius: np.ndarray, half: np.ndar
 
 
 @numba.njit(cache=True, nogil=True)
+def _proxy_clearance(a: int, b: int, elements, bodies: np.ndarray, world_ends: np.ndarray,
+                     world_box: np.ndarray, p_a: np.ndarray, p_b: np.ndarray) -> float:
+    """
+    Return a lower bound (m) of the clearance of placed elements ``a`` and ``b``.
+
+    The proxies' distance (:func:`element_distance`; its witnesses in ``p_a``, ``p_b``),
+    raised where the shapes' vertices are known: for a capsule and a box to the box-face
+    gap, for two capsules to the gap of the two hulls along the line between the capsules'
+    closest axis points (``p_b - p_a``, reversed when the capsules overlap).
+    """
+    body, kind, _, radius, _, half, vertices, vertex_count = elements
+    distance = element_distance(a, b, kind, radius, half, world_ends, world_box, p_a, p_b)
+    if kind[a] == BOX:
+        a, b = b, a
+    if vertex_count[a] == 0:
+        return distance
+    if kind[b] == BOX:
+        return max(distance, box_face_gap(vertices[a], vertex_count[a], bodies[body[a]],
+                                          world_box[b], half[b]))
+    between = p_b - p_a
+    length = np.sqrt(dot3(between, between))
+    if vertex_count[b] == 0 or length < AXIS_EPSILON or distance == 0.0:
+        return distance
+    axis = between * (np.sign(distance) / length)
+    return max(distance, hull_axis_gap(vertices[a], vertex_count[a], bodies[body[a]],
+                                       vertices[b], vertex_count[b], bodies[body[b]], axis))
+
+
+@numba.njit(cache=True, nogil=True)
 def clearances_into(bodies: np.ndarray, elements, pair_a: np.ndarray, pair_b: np.ndarray,
                     cutoff: float, world_ends: np.ndarray, world_box: np.ndarray,
                     out: np.ndarray) -> None:
     """Write each pair's proxy clearance (m; sphere gap when above ``cutoff``) into ``out``."""
-    body, kind, ends, radius, box_pose, half = elements
+    body, kind, ends, radius, box_pose, half, _, _ = elements
     place_elements_into(bodies, body, ends, box_pose, world_ends, world_box)
     center_a = np.empty(3)
     center_b = np.empty(3)
@@ -84,7 +122,7 @@ def clearances_into(bodies: np.ndarray, elements, pair_a: np.ndarray, pair_b: np
         if gap >= cutoff:
             out[p] = gap
         else:
-            out[p] = element_distance(a, b, kind, radius, half, world_ends, world_box, p_a, p_b)
+            out[p] = _proxy_clearance(a, b, elements, bodies, world_ends, world_box, p_a, p_b)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -165,14 +203,14 @@ def _proxy_at(Q: np.ndarray, k: int, A: np.ndarray, prismatic: np.ndarray, eleme
     The body poses at ``Q[k]`` are computed on the first visit of sample ``k``
     (``posed[k]``) and kept in ``sample_bodies[k]``; only ``a`` and ``b`` are placed.
     """
-    body, kind, ends, radius, box_pose, half = elements
+    body, _, ends, _, box_pose, _, _, _ = elements
     if not posed[k]:
         body_poses_into(Q[k], A, prismatic, G, sample_bodies[k])
         posed[k] = True
     bodies = sample_bodies[k]
     place_element_into(a, bodies, body, ends, box_pose, world_ends, world_box)
     place_element_into(b, bodies, body, ends, box_pose, world_ends, world_box)
-    return element_distance(a, b, kind, radius, half, world_ends, world_box, p_a, p_b)
+    return _proxy_clearance(a, b, elements, bodies, world_ends, world_box, p_a, p_b)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -63,6 +63,7 @@ class Element:
     ends: np.ndarray
     radius: float
     half: np.ndarray
+    vertices: np.ndarray  # (k, 3), m, aligned frame: the shape's hull vertices (capsules)
 
 
 class CollisionModel:
@@ -94,7 +95,8 @@ class CollisionModel:
             np.array([e.ends for e in self.elements]).reshape(-1, 2, 3),
             np.array([e.radius for e in self.elements], dtype=float),
             np.array([e.T_G_shape[:3] for e in self.elements]).reshape(-1, 3, 4),
-            np.array([e.half for e in self.elements]).reshape(-1, 3))
+            np.array([e.half for e in self.elements]).reshape(-1, 3),
+            *_padded_vertices(self.elements))
         self.pair_a = np.array([a for a, _ in self.pairs], dtype=np.int64)
         self.pair_b = np.array([b for _, b in self.pairs], dtype=np.int64)
         self.pair_weights = self._pair_weights()
@@ -108,11 +110,13 @@ class CollisionModel:
         T_G_shape = C_inverse @ shape.T_frame_shape
         if in_scene and shape.kind == 'box' and body == 0:
             return Element(body_shape.owner, body, T_G_shape, shape, BOX, np.zeros((2, 3)),
-                           0.0, 0.5 * np.array(shape.size))
+                           0.0, 0.5 * np.array(shape.size), np.zeros((0, 3)))
         capsule = enclosing_capsule(shape)
         ends = np.array([capsule.end0, capsule.end1]) @ C_inverse[:3, :3].T + C_inverse[:3, 3]
+        vertices = (shape.vertices() @ T_G_shape[:3, :3].T + T_G_shape[:3, 3]
+                    if shape.kind in ('box', 'convex') else np.zeros((0, 3)))
         return Element(body_shape.owner, body, T_G_shape, shape, CAPSULE, ends,
-                       capsule.radius, np.zeros(3))
+                       capsule.radius, np.zeros(3), vertices)
 
     def element_poses(self, q: np.ndarray) -> np.ndarray:
         """Return every element's shape pose ``T_base_shape`` (e, 4, 4) at ``q`` (n,)."""
@@ -206,3 +210,12 @@ class CollisionModel:
             low, high = sorted((self.elements[a].body, self.elements[b].body))
             weights[p, low:high] = rho[high, low:high]
         return weights
+
+
+def _padded_vertices(elements: Sequence[Element]) -> Tuple[np.ndarray, np.ndarray]:
+    """Return every element's vertices, zero-padded (elements, k, 3), and their counts."""
+    counts = np.array([len(e.vertices) for e in elements], dtype=np.int64)
+    padded = np.zeros((len(elements), int(counts.max(initial=0)), 3))
+    for index, element in enumerate(elements):
+        padded[index, :len(element.vertices)] = element.vertices
+    return padded, counts

@@ -27,12 +27,17 @@ stored in its body's frame.
   distance function ``sdf(y) = |max(|y| - h, 0)| + min(max_i(|y_i| - h_i), 0)`` (box
   frame) is convex, so its minimum over the segment is found by golden-section search.
 
-Both are negative when the elements overlap. Box - box pairs are never formed (robot links
+Both are negative when the elements overlap. A capsule that stands for a mesh or a box also
+keeps that shape's vertices (its convex hull's, in its body frame); against a box,
+:func:`box_face_gap` bounds the shape's own distance from below, often far closer than
+the capsule's (a gripper over a table). Box - box pairs are never formed (robot links
 and attached objects are capsules). Each result also gives the witness points ``p_a`` on
 a and ``p_b`` on b (base frame, m); ``n = (p_b - p_a) / |p_b - p_a|`` is the direction in
 which the distance grows when b moves (for overlapping capsules, along the segments'
 closest points).
 """
+
+from typing import Tuple
 
 import numba
 import numpy as np
@@ -248,3 +253,73 @@ def element_distance(a: int, b: int, kind: np.ndarray, radius: np.ndarray, half:
                                     world_box[b], half[b], p_a, p_b)
     return capsule_box_distance(world_ends[b, 0], world_ends[b, 1], radius[b], world_box[a],
                                 half[a], p_b, p_a)
+
+
+@numba.njit(cache=True, nogil=True)
+def box_face_gap(vertices: np.ndarray, count: int, T_body: np.ndarray, T_box: np.ndarray,
+                 half: np.ndarray) -> float:
+    """
+    Return a lower bound (m) of the distance between a vertex set's convex hull and a box.
+
+    ``vertices[:count]`` (m) are fixed in the frame of the body pose ``T_body`` (3x4, base
+    frame); the box is ``|y_i| <= h_i`` in the frame of ``T_box`` (3x4). On the box's axis
+    ``i`` the hull spans ``[lo_i, hi_i]`` (its vertices' extremes, box frame) and the box
+    ``[-h_i, h_i]``; projecting onto a unit axis shortens no distance, so
+    ``max_i max(lo_i - h_i, -h_i - hi_i)`` is at most the distance (the box's face normals
+    as separating axes). It equals the distance where the closest points are a vertex and
+    the inside of a face (a link above a table); it is negative when the projections
+    overlap on every axis. ``-inf`` without vertices.
+    """
+    if count == 0:
+        return -np.inf
+    M = np.empty((3, 3))  # box frame <- body frame
+    t = np.empty(3)
+    for i in range(3):
+        t[i] = 0.0
+        for c in range(3):
+            M[i, c] = (T_box[0, i] * T_body[0, c] + T_box[1, i] * T_body[1, c]
+                       + T_box[2, i] * T_body[2, c])
+            t[i] += T_box[c, i] * (T_body[c, 3] - T_box[c, 3])
+    gap = -np.inf
+    for i in range(3):
+        low, high = np.inf, -np.inf
+        for k in range(count):
+            y = (M[i, 0] * vertices[k, 0] + M[i, 1] * vertices[k, 1] + M[i, 2] * vertices[k, 2]
+                 + t[i])
+            low = min(low, y)
+            high = max(high, y)
+        gap = max(gap, low - half[i], -half[i] - high)
+    return gap
+
+
+@numba.njit(cache=True, nogil=True)
+def _support_extremes(vertices: np.ndarray, count: int, T: np.ndarray,
+                      n: np.ndarray) -> Tuple[float, float]:
+    """Return min and max of ``n . (T v)`` over ``vertices[:count]`` (body frame of ``T``)."""
+    n0 = T[0, 0] * n[0] + T[1, 0] * n[1] + T[2, 0] * n[2]
+    n1 = T[0, 1] * n[0] + T[1, 1] * n[1] + T[2, 1] * n[2]
+    n2 = T[0, 2] * n[0] + T[1, 2] * n[1] + T[2, 2] * n[2]
+    offset = T[0, 3] * n[0] + T[1, 3] * n[1] + T[2, 3] * n[2]
+    low, high = np.inf, -np.inf
+    for k in range(count):
+        y = n0 * vertices[k, 0] + n1 * vertices[k, 1] + n2 * vertices[k, 2]
+        low = min(low, y)
+        high = max(high, y)
+    return low + offset, high + offset
+
+
+@numba.njit(cache=True, nogil=True)
+def hull_axis_gap(vertices_a: np.ndarray, count_a: int, T_a: np.ndarray,
+                  vertices_b: np.ndarray, count_b: int, T_b: np.ndarray,
+                  n: np.ndarray) -> float:
+    """
+    Return ``min_b n . x_b - max_a n . x_a``: a lower bound (m) of two hulls' distance.
+
+    ``vertices_a[:count_a]`` fixed in the frame of the pose ``T_a`` (3x4, base frame), the
+    same for b; ``n`` a unit vector (base frame). Projection onto ``n`` shortens no
+    distance, so the gap between the projected hulls bounds their distance from below,
+    for any ``n``; closest to it along the direction between the closest points.
+    """
+    _, high_a = _support_extremes(vertices_a, count_a, T_a, n)
+    low_b, _ = _support_extremes(vertices_b, count_b, T_b, n)
+    return low_b - high_a
