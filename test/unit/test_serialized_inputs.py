@@ -20,8 +20,8 @@ from hypothesis import given, settings, strategies as st
 import numpy as np
 from rclpy.serialization import serialize_message
 from ros_ik.node import serialized_inputs
-from ros_ik.node.serialized_inputs import (joint_names_key, joint_positions, NewestInput,
-                                           NewestJointStates)
+from ros_ik.node.serialized_inputs import (joint_positions, joint_state_layout,
+                                           JointStateLayout, NewestInput, NewestJointStates)
 from sensor_msgs.msg import JointState
 
 NAMES = st.lists(st.text(alphabet=st.characters(blacklist_categories=('Cs',),
@@ -41,14 +41,29 @@ def joint_state(names, frame_id='', positions=None) -> JointState:
 @settings(max_examples=200, deadline=None)
 @given(NAMES, NAMES, st.text(max_size=20).filter(lambda text: '\x00' not in text),
        st.text(max_size=20).filter(lambda text: '\x00' not in text))
-def test_key_is_the_name_sequence(names_a, names_b, frame_a, frame_b):
-    """Check the key equals for equal names (any frame_id, positions) and differs otherwise."""
+def test_a_layout_matches_the_messages_of_its_joint_set_and_frame(names_a, names_b, frame_a,
+                                                                  frame_b):
+    """
+    Check a layout matches its publisher's later messages and no other joint set or frame.
+
+    A later message: the same bytes with another stamp and other values (what a publisher
+    sends); the layout reads its positions. A message of other names or another frame_id
+    never matches (one with the same may not either: serializers may leave padding bytes
+    uninitialised, and it is then parsed).
+    """
     data_a = serialize_message(joint_state(names_a, frame_a))
+    layout = joint_state_layout(data_a)
+    assert layout is not None and layout.names == tuple(names_a)
+    later = bytearray(data_a)
+    later[4:12] = struct.pack('<iI', 99, 1)
+    values = np.arange(len(names_a)) + 7.0
+    first = data_a.rindex(np.array(joint_state(names_a).position, '<f8').tobytes())
+    later[first:first + 8 * len(names_a)] = values.astype('<f8').tobytes()
+    assert layout.matches(bytes(later))
+    np.testing.assert_array_equal(layout.positions(bytes(later)), values)
     data_b = serialize_message(joint_state(names_b, frame_b, [7.0] * len(names_b)))
-    key_a, key_b = joint_names_key(data_a), joint_names_key(data_b)
-    assert key_a is not None and key_b is not None
-    assert (key_a == key_b) == (names_a == names_b)
-    assert struct.unpack_from('<I', key_a)[0] == len(names_a)
+    if names_a != names_b or frame_a != frame_b:
+        assert not layout.matches(data_b)
 
 
 @settings(max_examples=200, deadline=None)
@@ -67,7 +82,7 @@ def test_names_and_positions_read_from_the_bytes(names, frame_id, data):
 
 
 def test_big_endian_cdr_and_other_encapsulations():
-    """Check a hand-built big-endian message's key and values; other or cut bytes give None."""
+    """Check a hand-built big-endian message's names and values; other or cut bytes: None."""
     def string(text: bytes) -> bytes:
         encoded = struct.pack('>I', len(text) + 1) + text + b'\x00'
         return encoded + b'\x00' * (-len(encoded) % 4)
@@ -75,18 +90,17 @@ def test_big_endian_cdr_and_other_encapsulations():
     body = struct.pack('>iI', 1, 2) + string(b'base') + names
     body += struct.pack('>I', 2) + b'\x00' * (-(len(body) + 4) % 8) + struct.pack('>dd', 0.5, -2.0)
     data = b'\x00\x00\x00\x00' + body
-    assert joint_names_key(data) == (
-        struct.pack('>II', 2, 3) + b'j1\x00' + struct.pack('>I', 8) + b'joint_2\x00')
     names_read, positions = joint_positions(data)
     assert names_read == ('j1', 'joint_2')
     np.testing.assert_array_equal(positions, [0.5, -2.0])
     assert joint_positions(data[:-1]) is None  # ends inside the last position
     little = serialize_message(joint_state(['a', 'b']))
     assert little[:2] == b'\x00\x01'
-    assert joint_names_key(b'\x00\x07' + little[2:]) is None  # XCDR2: not read here
+    assert joint_state_layout(b'\x00\x07' + little[2:]) is None  # XCDR2: not read here
     assert joint_positions(b'\x00\x07' + little[2:]) is None
-    assert joint_names_key(little[:20]) is None
-    assert joint_names_key(little[:29]) is None  # inside the second name
+    assert joint_state_layout(little[:20]) is None
+    assert joint_state_layout(little[:29]) is None  # inside the second name
+    assert not joint_state_layout(little).matches(data)  # big endian: another layout
 
 
 def test_newest_per_joint_set_oldest_first():
@@ -102,9 +116,27 @@ def test_newest_per_joint_set_oldest_first():
     assert newest.take() == []
 
 
-def test_messages_without_a_key_are_kept_by_their_names(monkeypatch):
-    """Check bytes the key cannot read are deserialized at once and kept per joint set."""
-    monkeypatch.setattr(serialized_inputs, 'joint_names_key', lambda data: None)
+def test_a_joint_set_is_parsed_once_per_publisher_layout(monkeypatch):
+    """Check later messages of a joint set are read through its remembered layout."""
+    parsed = []
+
+    def counted(data):
+        parsed.append(data)
+        return joint_state_layout(data)
+    monkeypatch.setattr(serialized_inputs, 'joint_state_layout', counted)
+    newest = NewestJointStates(JointState)
+    for value in (1.0, 2.0, 3.0):
+        newest.keep(serialize_message(joint_state(['a', 'b'], positions=[value, -value])),
+                    value)
+    newest.keep(serialize_message(joint_state(['a', 'b'], 'other_frame', [4.0, 4.0])), 4.0)
+    assert len(parsed) == 2  # the first message, then the one of another frame_id
+    [(names, positions, time)] = newest.take()
+    assert (names, list(positions), time) == (('a', 'b'), [4.0, 4.0], 4.0)
+
+
+def test_messages_without_a_layout_are_kept_by_their_names(monkeypatch):
+    """Check bytes whose layout cannot be read are deserialized at once, kept per joint set."""
+    monkeypatch.setattr(serialized_inputs, 'joint_state_layout', lambda data: None)
     newest = NewestJointStates(JointState)
     newest.keep(serialize_message(joint_state(['a'], positions=[1.0])), 1.0)
     newest.keep(serialize_message(joint_state(['b'], positions=[2.0])), 2.0)
@@ -115,7 +147,7 @@ def test_messages_without_a_key_are_kept_by_their_names(monkeypatch):
 
 def test_positions_the_bytes_cannot_give_are_deserialized(monkeypatch):
     """Check a kept message whose positions cannot be read is deserialized at the take."""
-    monkeypatch.setattr(serialized_inputs, 'joint_positions', lambda data: None)
+    monkeypatch.setattr(JointStateLayout, 'positions', lambda self, data: None)
     newest = NewestJointStates(JointState)
     newest.keep(serialize_message(joint_state(['a', 'b'], positions=[1.0, 2.0])), 1.0)
     [(names, positions, time)] = newest.take()
