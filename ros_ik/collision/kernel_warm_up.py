@@ -56,6 +56,9 @@ def warm_up_collision_kernels() -> float:
                                              np.ones(1), np.full(1, 10.0)))
     checker.first_contact(*generator.samples(MotionState.at_rest(np.zeros(1)), np.ones(1),
                                              model.motion_weights, 0.01, 10000))
+    moving = generator.step(MotionState.at_rest(np.zeros(1)), np.ones(1), 0.1).state
+    checker.first_contact(*generator.step_and_stop_samples(
+        MotionState.at_rest(np.zeros(1)), moving, 0.1, model.motion_weights, 0.01, 10000))
     q = np.array([1.2])
     damped_velocity(checker, q, np.ones(1), np.eye(1), DamperRule(0.02, 1.0, 0.5, 0.0), 0.02)
     return time.perf_counter() - start

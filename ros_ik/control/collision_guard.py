@@ -82,15 +82,16 @@ class CollisionGuard:
         """
         Return where the step to ``next_state`` and the hardest stop after it collide.
 
-        Each joint moves at most ``|v_j| dt + a_max_j dt^2 / 2`` during the step.
+        Each joint moves at most ``|v_j| dt + a_max_j dt^2 / 2`` during the step
+        (:meth:`OnlineGenerator.step_and_stop_samples`).
         """
-        brake = self._path(generator, next_state, generator.stopping_positions(next_state))
-        if brake is None:
-            return self.checker.nearest(state.position)
-        samples, variation = brake
-        step = np.abs(state.velocity) * dt + 0.5 * generator.limits.acceleration * dt * dt
-        return self.checker.first_contact(np.vstack([state.position[None], samples]),
-                                          np.vstack([step[None], variation]))
+        checker = self.checker
+        path = generator.step_and_stop_samples(state, next_state, dt,
+                                               checker.model.motion_weights, checker.spacing,
+                                               MAX_PATH_SAMPLES)
+        if path is None:
+            return checker.nearest(state.position)
+        return checker.first_contact(*path)
 
     def damped_velocity(self, q: np.ndarray, qdot: np.ndarray, J_task: np.ndarray,
                         damping: float, velocity_limits: np.ndarray,

@@ -257,6 +257,36 @@ def stopping_positions_into(p: np.ndarray, v: np.ndarray, a: np.ndarray,
 
 
 @numba.njit(cache=True, nogil=True)
+def step_and_stop_samples_into(p0: np.ndarray, v0: np.ndarray, dt: float, p: np.ndarray,
+                               v: np.ndarray, a: np.ndarray, lower: np.ndarray,
+                               upper: np.ndarray, v_max: np.ndarray, a_max: np.ndarray,
+                               j_max: np.ndarray, weights: np.ndarray, spacing: float,
+                               out: np.ndarray, variation: np.ndarray) -> int:
+    """
+    Write samples of a step and of the hardest stop after it into ``out``; return the count.
+
+    Row 0 is ``p0``, where the step of ``dt`` s starts at velocity ``v0``; row 1 is ``p``,
+    where it ends with velocity ``v`` and acceleration ``a``; then the hardest stop from there
+    to rest at its stopping positions clipped into ``[lower, upper]``, sampled as
+    :func:`sample_motion_into` does (velocity limits ``v_max``, synchronised). Row 0 of
+    ``variation`` bounds each joint's motion during the step, ``|v0_j| dt + a_max_j dt^2 / 2``.
+    -1 when ``out`` is too short.
+    """
+    n = p.shape[0]
+    if out.shape[0] < 2:
+        return -1
+    target = np.empty(n)
+    stopping_positions_into(p, v, a, a_max, j_max, target)
+    for j in range(n):
+        target[j] = min(max(target[j], lower[j]), upper[j])
+        out[0, j] = p0[j]
+        variation[0, j] = abs(v0[j]) * dt + 0.5 * a_max[j] * dt * dt
+    count = sample_motion_into(p, v, a, target, v_max, a_max, j_max, True, weights, spacing,
+                               out[1:], variation[1:])
+    return -1 if count < 0 else count + 1
+
+
+@numba.njit(cache=True, nogil=True)
 def stop_plan_into(p: np.ndarray, v: np.ndarray, a: np.ndarray, lower: np.ndarray,
                    upper: np.ndarray, v_max: np.ndarray, a_max: np.ndarray,
                    j_max: np.ndarray, target: np.ndarray, jerks: np.ndarray,
@@ -363,10 +393,7 @@ class OnlineGenerator:
         :func:`sample_motion_into`). None when it needs more than ``max_samples`` rows.
         """
         limits = self.limits
-        if len(self._sample_rows) != max_samples:
-            self._sample_rows = np.empty((max_samples, limits.n_joints))
-            self._sample_variation = np.empty((max_samples, limits.n_joints))
-        out, variation = self._sample_rows, self._sample_variation
+        out, variation = self._rows(max_samples)
         count = sample_motion_into(
             state.position, state.velocity, state.acceleration,
             self.inside_bounds(np.asarray(target, dtype=float)),
@@ -374,6 +401,34 @@ class OnlineGenerator:
             limits.jerk, velocity_caps is None, np.asarray(weights, dtype=float),
             float(spacing), out, variation)
         return (out[:count].copy(), variation[:count - 1].copy()) if count > 0 else None
+
+    def step_and_stop_samples(self, state: MotionState, following: MotionState, dt: float,
+                              weights: np.ndarray, spacing: float, max_samples: int
+                              ) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+        """
+        Return positions (k, n) of the step from ``state`` to ``following`` and the stop after.
+
+        Row 0 is ``state.position``, row 1 ``following.position`` (``dt`` s later), then
+        the hardest stop from ``following`` (the motion :meth:`brake_step` follows),
+        sampled as :meth:`samples` does; ``variation`` (k - 1, n) first bounds the step
+        (``|v_j| dt + a_max_j dt^2 / 2``, ``v`` of ``state``), then the stop's intervals.
+        None when it needs more than ``max_samples`` rows.
+        """
+        limits = self.limits
+        out, variation = self._rows(max_samples)
+        count = step_and_stop_samples_into(
+            state.position, state.velocity, float(dt), following.position,
+            following.velocity, following.acceleration, limits.lower, limits.upper,
+            limits.velocity, limits.acceleration, limits.jerk,
+            np.asarray(weights, dtype=float), float(spacing), out, variation)
+        return (out[:count].copy(), variation[:count - 1].copy()) if count > 0 else None
+
+    def _rows(self, max_samples: int) -> Tuple[np.ndarray, np.ndarray]:
+        """Return the kept sample rows and variations, ``max_samples`` (reallocated if not)."""
+        if len(self._sample_rows) != max_samples:
+            self._sample_rows = np.empty((max_samples, self.limits.n_joints))
+            self._sample_variation = np.empty((max_samples, self.limits.n_joints))
+        return self._sample_rows, self._sample_variation
 
     def duration(self, state: MotionState, target: np.ndarray) -> float:
         """Return how long (s) the synchronised motion from ``state`` to ``target`` takes."""

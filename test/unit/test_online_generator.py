@@ -249,6 +249,29 @@ def test_braking_stops_as_hard_as_the_limits_allow():
     assert stop[0] == pytest.approx(p, abs=1e-12)
 
 
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(1, 7), dt=st.floats(1e-4, 0.02))
+def test_a_step_and_its_stop_are_sampled_as_the_step_then_the_stop(data, n, dt):
+    """
+    Check the step check's samples: the step's start, then the stop's own samples.
+
+    Row 0 the start, its variation ``|v| dt + a_max dt^2 / 2``; then exactly the rows and
+    variations :meth:`OnlineGenerator.samples` gives for the hardest stop after the step.
+    """
+    limits, generator, unit = draw_problem(data, n)
+    state = reachable_state(limits, BOUND * 0.5 * unit(), unit(), unit())
+    following = generator.step(state, BOUND * 0.5 * unit(), dt).state
+    weights = np.abs(unit()) + 0.1
+    path = generator.step_and_stop_samples(state, following, dt, weights, 0.01, 20000)
+    stop = generator.samples(following, generator.stopping_positions(following), weights,
+                             0.01, 20000)
+    assert path is not None and stop is not None
+    np.testing.assert_array_equal(path[0], np.vstack([state.position, stop[0]]))
+    step = np.abs(state.velocity) * dt + 0.5 * limits.acceleration * dt * dt
+    np.testing.assert_allclose(path[1], np.vstack([step, stop[1]]), rtol=1e-15, atol=0.0)
+    assert generator.step_and_stop_samples(state, following, dt, weights, 0.01, 1) is None
+
+
 def test_divided_differences_of_a_cubic_are_its_derivatives():
     """Check the stream check on p = t^3 at uneven times: v, a, j means; j exactly 6."""
     times = np.array([0.0, 0.1, 0.25, 0.3, 0.7])
