@@ -20,8 +20,9 @@ rows).
 
 ``elements = (body, kind, ends, radius, box_pose, half, vertices, vertex_count)`` as in
 :mod:`ros_ik.collision.distance_kernels`, in the bodies' aligned frames (``vertices``
-(elements, k, 3): the first ``vertex_count[e]`` are the hull vertices of the shape a
-capsule stands for, none for spheres, cylinders and boxes of the scene); body poses come
+(elements, k, 3): the first ``vertex_count[e]`` span a hull around the shape a capsule
+stands for: a mesh's hull, a box's corners, a prism around a cylinder; none for spheres and
+the scene's boxes); body poses come
 from the chain walk ``G_j`` (body 0: the base, identity). A pair whose bounding spheres are
 at least ``cutoff`` apart (for a box: the box's signed distance at the capsule's bounding
 sphere center, less its radius) gets that gap, a lower bound of its clearance, instead of

@@ -47,6 +47,7 @@ from ros_ik.collision.scene import SceneObject
 from ros_ik.collision.shapes import enclosing_capsule
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 
+PRISM_SIDES = 16  # sides of the prism kept around a cylinder for the separating-axis gaps
 FIXED_TOGETHER = 'fixed relative to each other'
 ALLOWED_BY_SCENE = 'allowed_links of the scene object'
 
@@ -63,7 +64,7 @@ class Element:
     ends: np.ndarray
     radius: float
     half: np.ndarray
-    vertices: np.ndarray  # (k, 3), m, aligned frame: the shape's hull vertices (capsules)
+    vertices: np.ndarray  # (k, 3), m, aligned frame: a hull around the shape (capsules)
 
 
 class CollisionModel:
@@ -113,8 +114,7 @@ class CollisionModel:
                            0.0, 0.5 * np.array(shape.size), np.zeros((0, 3)))
         capsule = enclosing_capsule(shape)
         ends = np.array([capsule.end0, capsule.end1]) @ C_inverse[:3, :3].T + C_inverse[:3, 3]
-        vertices = (shape.vertices() @ T_G_shape[:3, :3].T + T_G_shape[:3, 3]
-                    if shape.kind in ('box', 'convex') else np.zeros((0, 3)))
+        vertices = _enclosing_vertices(shape) @ T_G_shape[:3, :3].T + T_G_shape[:3, 3]
         return Element(body_shape.owner, body, T_G_shape, shape, CAPSULE, ends,
                        capsule.radius, np.zeros(3), vertices)
 
@@ -210,6 +210,25 @@ class CollisionModel:
             low, high = sorted((self.elements[a].body, self.elements[b].body))
             weights[p, low:high] = rho[high, low:high]
         return weights
+
+
+def _enclosing_vertices(shape) -> np.ndarray:
+    """
+    Return points (k, 3) in the shape frame whose convex hull contains the shape.
+
+    A box's corners, a mesh's hull vertices; for a cylinder (radius ``r``, along z) the
+    prism of ``PRISM_SIDES`` sides around it (circumradius ``r / cos(pi / sides)``, 2 %
+    above ``r`` for 16 sides); none for a sphere (its capsule is exact).
+    """
+    if shape.kind in ('box', 'convex'):
+        return shape.vertices()
+    if shape.kind != 'cylinder':
+        return np.zeros((0, 3))
+    angles = 2.0 * np.pi * np.arange(PRISM_SIDES) / PRISM_SIDES
+    radius = shape.radius / np.cos(np.pi / PRISM_SIDES)
+    ring = np.column_stack([radius * np.cos(angles), radius * np.sin(angles)])
+    return np.vstack([np.column_stack([ring, np.full(PRISM_SIDES, z)])
+                      for z in (-0.5 * shape.length, 0.5 * shape.length)])
 
 
 def _padded_vertices(elements: Sequence[Element]) -> Tuple[np.ndarray, np.ndarray]:

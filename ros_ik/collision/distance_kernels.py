@@ -27,8 +27,8 @@ stored in its body's frame.
   distance function ``sdf(y) = |max(|y| - h, 0)| + min(max_i(|y_i| - h_i), 0)`` (box
   frame) is convex, so its minimum over the segment is found by golden-section search.
 
-Both are negative when the elements overlap. A capsule that stands for a mesh or a box also
-keeps that shape's vertices (its convex hull's, in its body frame); against a box,
+Both are negative when the elements overlap. A capsule that stands for a mesh, a box or a
+cylinder also keeps vertices whose hull contains that shape (in its body frame); against a box,
 :func:`box_face_gap` bounds the shape's own distance from below, often far closer than
 the capsule's (a gripper over a table). Box - box pairs are never formed (robot links
 and attached objects are capsules). Each result also gives the witness points ``p_a`` on

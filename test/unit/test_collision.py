@@ -478,6 +478,64 @@ def test_the_lazy_damper_equals_the_damper_with_every_row():
     assert all_rows > 0 and lazy_rows < all_rows  # rows were needed, and some were not
 
 
+def model_over_table(urdf: str, tip_link: str, table_xyz) -> CollisionModel:
+    """Return the collision model of ``urdf`` (base link ``base``) over a 1 x 1 x 0.1 m table."""
+    scene = ('objects: [{name: table, type: box, size: [1.0, 1.0, 0.1], '
+             f'pose: {{xyz: [{", ".join(str(value) for value in table_xyz)}]}}}}]')
+    kinematics = ChainKinematics(load_urdf_string(urdf, 'base', tip_link))
+    model, _ = build_collision_model(urdf, kinematics, '', parse_scene(scene),
+                                     search_path_packages([]))
+    return model
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(-3.0, 3.0), st.floats(-3.0, 3.0))
+def test_proxy_clearances_of_primitives_never_exceed_coal(angle_1, angle_2):
+    """
+    Check the proxies of a box, a cylinder and a sphere over a table against coal.
+
+    A two-joint arm: its proxy clearances (capsules raised to the separating-axis gaps of
+    the box's corners and the prism around the cylinder) are never above coal's clearance,
+    and never positive where coal finds the shapes in collision.
+    """
+    urdf = ('<robot name="r"><link name="base"/>'
+            '<link name="upper"><collision><origin xyz="0 0 0.2"/><geometry>'
+            '<cylinder radius="0.05" length="0.4"/></geometry></collision></link>'
+            '<link name="lower"><collision><origin xyz="0.15 0 0"/><geometry>'
+            '<box size="0.3 0.06 0.04"/></geometry></collision><collision>'
+            '<origin xyz="0.32 0 0"/><geometry><sphere radius="0.04"/></geometry>'
+            '</collision></link>'
+            '<joint name="shoulder" type="revolute"><parent link="base"/><child link="upper"/>'
+            '<origin xyz="0 0 0.3"/><axis xyz="0 1 0"/>'
+            '<limit lower="-3" upper="3" velocity="1" effort="1"/></joint>'
+            '<joint name="elbow" type="revolute"><parent link="upper"/><child link="lower"/>'
+            '<origin xyz="0 0 0.4"/><axis xyz="0 1 0"/>'
+            '<limit lower="-3" upper="3" velocity="1" effort="1"/></joint></robot>')
+    model = model_over_table(urdf, 'lower', [0.4, 0.0, 0.05])
+    checker = CollisionChecker(model, 0.0, 0.01)
+    q = np.array([angle_1, angle_2])
+    proxies = checker.proxy_clearances(q, np.inf)[0]
+    exact = [contact.distance for contact in
+             CollisionChecker(model, 0.0, 0.01).exact_many(q, np.arange(len(model.pairs)))]
+    assert len(model.pairs) == 3
+    # in collision a proxy only has to say so: coal measures the depth
+    assert np.all(proxies <= np.maximum(exact, 0.0) + 1e-9)
+
+
+def test_a_cylinder_standing_over_a_table_is_cleared_at_its_height():
+    """Check the prism around a cylinder: upright over a table its gap is coal's clearance."""
+    urdf = ('<robot name="r"><link name="base"/><link name="post"><collision>'
+            '<geometry><cylinder radius="0.05" length="0.4"/></geometry></collision></link>'
+            '<joint name="lift" type="prismatic"><parent link="base"/><child link="post"/>'
+            '<axis xyz="0 0 1"/><limit lower="0" upper="1" velocity="1" effort="1"/>'
+            '</joint></robot>')
+    checker = CollisionChecker(model_over_table(urdf, 'post', [0.0, 0.0, -0.3]), 0.0, 0.01)
+    for height in (0.0, 0.03, 0.2):  # the post's end 0.2 m below its origin, table top -0.25
+        proxy = checker.proxy_clearances(np.array([height]), np.inf)[0, 0]
+        assert proxy == pytest.approx(0.05 + height, abs=1e-9)  # the capsule: 0.05 lower
+        assert proxy == pytest.approx(checker.exact(np.array([height]), 0).distance, abs=1e-6)
+
+
 def test_scene_without_robot_geometry_checks_nothing():
     """Check a URDF without collision elements gives no pairs (nothing can collide)."""
     urdf = ('<robot name="r"><link name="a"/><link name="b"/><joint name="j" type="revolute">'
