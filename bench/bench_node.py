@@ -41,14 +41,15 @@ targets alternating every ``MOVING_TARGET_PERIOD`` s, before the arm settles):
 
 A last row floods the node with 1000 targets per second (its rate and CPU in the moving
 columns; joint_states at 1 kHz,
-update_rate 100). ``--baseline DIR`` runs every row first with the node of an earlier source
-tree (``git worktree add DIR <commit>``; its node runs as ``python -m ros_ik.node.ik_node``
+update_rate 100). ``--baseline DIR`` runs every row with the node of an earlier source
+tree too (``git worktree add DIR <commit>``; its node runs as ``python -m ros_ik.node.ik_node``
 from DIR and compiles its kernels on its first start), for a before/after table from one
-run on one machine.
+run on one machine: the two nodes take turns row by row, ``--repeats`` times, so that a
+machine whose speed drifts during the run (a shared VM's does, by 20-30 %) weighs on both.
 
 Run: ``.venv/bin/python bench/bench_node.py [--session-seconds 60] [--rates 100 500 1000]
-[--state-rates 100 500 1000] [--seconds 5] [--baseline DIR] [--collision-checking
-disabled]`` (``--session-seconds 0`` or
+[--state-rates 100 500 1000] [--seconds 5] [--baseline DIR] [--repeats N]
+[--collision-checking disabled]`` (``--session-seconds 0`` or
 ``--rates`` with no value skip a part).
 """
 
@@ -384,7 +385,9 @@ def main() -> None:
                         choices=['enabled', 'disabled'], help="the node's collision_checking")
     parser.add_argument('--baseline', default='',
                         help='an earlier ros_ik source tree (e.g. a git worktree) whose node '
-                             'runs the same rows first, for a before/after table')
+                             "runs each row just before this tree's, for a before/after table")
+    parser.add_argument('--repeats', type=int, default=1,
+                        help='measurements of each row per node, the nodes taking turns')
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         if args.session_seconds > 0:
@@ -393,21 +396,23 @@ def main() -> None:
         return
     versions = ([('before', os.path.abspath(args.baseline))] if args.baseline else []) + [
         ('after' if args.baseline else 'this tree', None)]
+    print(f'\nik_node, {ARM} arm (7 DOF), servo mode, JointState commands, collision_checking '
+          f'{args.collision_checking}, a perfect arm in the bench process; each row measured '
+          f'{args.repeats} time(s) per node, the nodes taking turns')
+    print('| node | joint_states Hz | update_rate | at rest: commands received per s | '
+          'node CPU | moving: commands received per s | node CPU | '
+          'target -> first moving command p50 / p99 ms |')
+    print('|---|---|---|---|---|---|---|---|')
+    rows = [(rate, state_rate, 0.0) for state_rate in args.state_rates
+            for rate in args.rates] + [(100.0, 1000.0, FLOOD_RATE)]
     with tempfile.TemporaryDirectory() as folder:
-        for label, baseline in versions:
-            print(f'\nik_node ({label}), {ARM} arm (7 DOF), servo mode, JointState commands, '
-                  f'collision_checking {args.collision_checking}, a perfect arm in the bench '
-                  'process')
-            print('| joint_states Hz | update_rate | at rest: commands received per s | '
-                  'node CPU | moving: commands received per s | node CPU | '
-                  'target -> first moving command p50 / p99 ms |')
-            print('|---|---|---|---|---|---|---|')
-            rows = [(rate, state_rate, 0.0) for state_rate in args.state_rates
-                    for rate in args.rates] + [(100.0, 1000.0, FLOOD_RATE)]
-            for index, (rate, state_rate, flood_rate) in enumerate(rows):
-                print(measure(rate, state_rate, args.seconds,
-                              os.path.join(folder, f'{label}_{index}.log'), baseline,
-                              args.collision_checking, flood_rate), flush=True)
+        for index, (rate, state_rate, flood_rate) in enumerate(rows):
+            for repeat in range(args.repeats):
+                for label, baseline in versions:
+                    log = os.path.join(folder, f'{label}_{index}_{repeat}.log')
+                    row = measure(rate, state_rate, args.seconds, log, baseline,
+                                  args.collision_checking, flood_rate)
+                    print(f'| {label} {row}', flush=True)
 
 
 if __name__ == '__main__':
