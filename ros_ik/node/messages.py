@@ -63,10 +63,17 @@ def pose_message(T: np.ndarray) -> Pose:
     return pose
 
 
-def stamp_message(epoch_ns: int, seconds: float) -> Time:
-    """Return the builtin_interfaces Time ``seconds`` after ``epoch_ns`` (ns of the clock)."""
-    nanoseconds = epoch_ns + int(round(seconds * 1e9))
-    return Time(sec=nanoseconds // 10 ** 9, nanosec=nanoseconds % 10 ** 9)
+NANOSECONDS_PER_SECOND = 10 ** 9
+
+
+def clock_nanoseconds(epoch_ns: int, seconds: float) -> int:
+    """Return the clock's time ``seconds`` (s) after ``epoch_ns`` (ns), to the nearest ns."""
+    return epoch_ns + int(round(seconds * 1e9))
+
+
+def split_nanoseconds(nanoseconds: int) -> Tuple[int, int]:
+    """Return ``(sec, nanosec)`` of a time or duration in ns, ``0 <= nanosec < 1e9``."""
+    return divmod(nanoseconds, NANOSECONDS_PER_SECOND)
 
 
 def joint_trajectory_command(joint_names: Sequence[str], horizon: Horizon,
@@ -80,13 +87,15 @@ def joint_trajectory_command(joint_names: Sequence[str], horizon: Horizon,
     """
     times = horizon.times
     message = JointTrajectory(joint_names=list(joint_names))
-    message.header.stamp = stamp_message(epoch_ns, float(times[0]))
-    start_ns = epoch_ns + int(round(times[0] * 1e9))
+    start_ns = clock_nanoseconds(epoch_ns, float(times[0]))
+    sec, nanosec = split_nanoseconds(start_ns)
+    message.header.stamp = Time(sec=sec, nanosec=nanosec)
     message.points = [
         JointTrajectoryPoint(
             positions=positions.tolist(), velocities=velocities.tolist(),
             accelerations=accelerations.tolist(),
-            time_from_start=Duration(sec=offset // 10 ** 9, nanosec=offset % 10 ** 9))
+            time_from_start=Duration(sec=offset // NANOSECONDS_PER_SECOND,
+                                     nanosec=offset % NANOSECONDS_PER_SECOND))
         for positions, velocities, accelerations, offset in zip(
             horizon.positions, horizon.velocities, horizon.accelerations,
             (epoch_ns + np.round(times * 1e9).astype(np.int64) - start_ns).tolist())]

@@ -43,7 +43,8 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 from rclpy.serialization import serialize_message
 from ros_ik.control.controller import Command
-from ros_ik.node.messages import joint_trajectory_command
+from ros_ik.node.messages import (clock_nanoseconds, joint_trajectory_command,
+                                  split_nanoseconds)
 
 ENCAPSULATION = b'\x00\x01\x00\x00'  # CDR, little endian, no options
 UINT32 = struct.Struct('<I')
@@ -91,7 +92,7 @@ class _Template:
         """Return the bytes with the stamp (ns of the clock) and ``arrays`` (float64) written."""
         data = self._bytes
         if self._stamp_at is not None:
-            STAMP.pack_into(data, self._stamp_at, stamp_ns // 10 ** 9, stamp_ns % 10 ** 9)
+            STAMP.pack_into(data, self._stamp_at, *split_nanoseconds(stamp_ns))
         for slot, values in zip(self._slots, arrays):
             if len(values) != self._count:
                 raise ValueError(f'{len(values)} values for a command of {self._count} joints')
@@ -130,7 +131,7 @@ def command_serializer(command_type: str, joint_names: Sequence[str],
     if command_type == 'joint_state':
         template = _joint_state_template(joint_names)
         return lambda command: template.filled(
-            epoch_ns + int(round(command.time * 1e9)), (command.q, command.velocity))
+            clock_nanoseconds(epoch_ns, command.time), (command.q, command.velocity))
     if command_type == 'float64_multi_array':
         template = _position_array_template(len(joint_names))
         return lambda command: template.filled(0, (command.q,))
