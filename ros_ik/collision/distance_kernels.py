@@ -256,6 +256,22 @@ def element_distance(a: int, b: int, kind: np.ndarray, radius: np.ndarray, half:
 
 
 @numba.njit(cache=True, nogil=True)
+def _support_extremes(vertices: np.ndarray, count: int, T: np.ndarray,
+                      n: np.ndarray) -> Tuple[float, float]:
+    """Return min and max of ``n . (T v)`` over ``vertices[:count]`` (body frame of ``T``)."""
+    n0 = T[0, 0] * n[0] + T[1, 0] * n[1] + T[2, 0] * n[2]
+    n1 = T[0, 1] * n[0] + T[1, 1] * n[1] + T[2, 1] * n[2]
+    n2 = T[0, 2] * n[0] + T[1, 2] * n[1] + T[2, 2] * n[2]
+    offset = T[0, 3] * n[0] + T[1, 3] * n[1] + T[2, 3] * n[2]
+    low, high = np.inf, -np.inf
+    for k in range(count):
+        y = n0 * vertices[k, 0] + n1 * vertices[k, 1] + n2 * vertices[k, 2]
+        low = min(low, y)
+        high = max(high, y)
+    return low + offset, high + offset
+
+
+@numba.njit(cache=True, nogil=True)
 def box_face_gap(vertices: np.ndarray, count: int, T_body: np.ndarray, T_box: np.ndarray,
                  half: np.ndarray) -> float:
     """
@@ -272,40 +288,18 @@ def box_face_gap(vertices: np.ndarray, count: int, T_body: np.ndarray, T_box: np
     """
     if count == 0:
         return -np.inf
-    M = np.empty((3, 3))  # box frame <- body frame
-    t = np.empty(3)
-    for i in range(3):
-        t[i] = 0.0
-        for c in range(3):
-            M[i, c] = (T_box[0, i] * T_body[0, c] + T_box[1, i] * T_body[1, c]
-                       + T_box[2, i] * T_body[2, c])
-            t[i] += T_box[c, i] * (T_body[c, 3] - T_box[c, 3])
     gap = -np.inf
+    axis = np.empty(3)
+    origin = np.empty(3)
+    for r in range(3):
+        origin[r] = T_box[r, 3]
     for i in range(3):
-        low, high = np.inf, -np.inf
-        for k in range(count):
-            y = (M[i, 0] * vertices[k, 0] + M[i, 1] * vertices[k, 1] + M[i, 2] * vertices[k, 2]
-                 + t[i])
-            low = min(low, y)
-            high = max(high, y)
-        gap = max(gap, low - half[i], -half[i] - high)
+        for r in range(3):
+            axis[r] = T_box[r, i]
+        centre = dot3(axis, origin)  # the box's centre on its axis i
+        low, high = _support_extremes(vertices, count, T_body, axis)
+        gap = max(gap, low - centre - half[i], centre - high - half[i])
     return gap
-
-
-@numba.njit(cache=True, nogil=True)
-def _support_extremes(vertices: np.ndarray, count: int, T: np.ndarray,
-                      n: np.ndarray) -> Tuple[float, float]:
-    """Return min and max of ``n . (T v)`` over ``vertices[:count]`` (body frame of ``T``)."""
-    n0 = T[0, 0] * n[0] + T[1, 0] * n[1] + T[2, 0] * n[2]
-    n1 = T[0, 1] * n[0] + T[1, 1] * n[1] + T[2, 1] * n[2]
-    n2 = T[0, 2] * n[0] + T[1, 2] * n[1] + T[2, 2] * n[2]
-    offset = T[0, 3] * n[0] + T[1, 3] * n[1] + T[2, 3] * n[2]
-    low, high = np.inf, -np.inf
-    for k in range(count):
-        y = n0 * vertices[k, 0] + n1 * vertices[k, 1] + n2 * vertices[k, 2]
-        low = min(low, y)
-        high = max(high, y)
-    return low + offset, high + offset
 
 
 @numba.njit(cache=True, nogil=True)

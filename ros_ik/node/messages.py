@@ -94,11 +94,11 @@ def joint_trajectory_command(joint_names: Sequence[str], horizon: Horizon,
         JointTrajectoryPoint(
             positions=positions.tolist(), velocities=velocities.tolist(),
             accelerations=accelerations.tolist(),
-            time_from_start=Duration(sec=offset // NANOSECONDS_PER_SECOND,
-                                     nanosec=offset % NANOSECONDS_PER_SECOND))
-        for positions, velocities, accelerations, offset in zip(
+            time_from_start=Duration(sec=offset_sec, nanosec=offset_nanosec))
+        for positions, velocities, accelerations, (offset_sec, offset_nanosec) in zip(
             horizon.positions, horizon.velocities, horizon.accelerations,
-            (epoch_ns + np.round(times * 1e9).astype(np.int64) - start_ns).tolist())]
+            map(split_nanoseconds,
+                (epoch_ns + np.round(times * 1e9).astype(np.int64) - start_ns).tolist()))]
     return message
 
 

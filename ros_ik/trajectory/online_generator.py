@@ -257,6 +257,16 @@ def stopping_positions_into(p: np.ndarray, v: np.ndarray, a: np.ndarray,
 
 
 @numba.njit(cache=True, nogil=True)
+def clipped_stopping_positions_into(p: np.ndarray, v: np.ndarray, a: np.ndarray,
+                                    lower: np.ndarray, upper: np.ndarray, a_max: np.ndarray,
+                                    j_max: np.ndarray, out: np.ndarray) -> None:
+    """Write the hardest stop's rest positions, clipped into ``[lower, upper]``, into ``out``."""
+    stopping_positions_into(p, v, a, a_max, j_max, out)
+    for j in range(p.shape[0]):
+        out[j] = min(max(out[j], lower[j]), upper[j])
+
+
+@numba.njit(cache=True, nogil=True)
 def step_and_stop_samples_into(p0: np.ndarray, v0: np.ndarray, dt: float, p: np.ndarray,
                                v: np.ndarray, a: np.ndarray, lower: np.ndarray,
                                upper: np.ndarray, v_max: np.ndarray, a_max: np.ndarray,
@@ -276,9 +286,8 @@ def step_and_stop_samples_into(p0: np.ndarray, v0: np.ndarray, dt: float, p: np.
     if out.shape[0] < 2:
         return -1
     target = np.empty(n)
-    stopping_positions_into(p, v, a, a_max, j_max, target)
+    clipped_stopping_positions_into(p, v, a, lower, upper, a_max, j_max, target)
     for j in range(n):
-        target[j] = min(max(target[j], lower[j]), upper[j])
         out[0, j] = p0[j]
         variation[0, j] = abs(v0[j]) * dt + 0.5 * a_max[j] * dt * dt
     count = sample_motion_into(p, v, a, target, v_max, a_max, j_max, True, weights, spacing,
@@ -297,9 +306,7 @@ def stop_plan_into(p: np.ndarray, v: np.ndarray, a: np.ndarray, lower: np.ndarra
     ``target`` (n,) receives the stopping positions clipped into ``[lower, upper]``,
     ``jerks``, ``durations`` (n, 7) the synchronised plan to rest there; return its duration.
     """
-    stopping_positions_into(p, v, a, a_max, j_max, target)
-    for j in range(p.shape[0]):
-        target[j] = min(max(target[j], lower[j]), upper[j])
+    clipped_stopping_positions_into(p, v, a, lower, upper, a_max, j_max, target)
     return synchronized_plan_into(p, v, a, target, v_max, a_max, j_max, True, jerks,
                                   durations)
 
@@ -400,7 +407,7 @@ class OnlineGenerator:
             self._velocity_limits(speed_fraction, velocity_caps), limits.acceleration,
             limits.jerk, velocity_caps is None, np.asarray(weights, dtype=float),
             float(spacing), out, variation)
-        return (out[:count].copy(), variation[:count - 1].copy()) if count > 0 else None
+        return self._taken(count)
 
     def step_and_stop_samples(self, state: MotionState, following: MotionState, dt: float,
                               weights: np.ndarray, spacing: float, max_samples: int
@@ -421,7 +428,7 @@ class OnlineGenerator:
             following.velocity, following.acceleration, limits.lower, limits.upper,
             limits.velocity, limits.acceleration, limits.jerk,
             np.asarray(weights, dtype=float), float(spacing), out, variation)
-        return (out[:count].copy(), variation[:count - 1].copy()) if count > 0 else None
+        return self._taken(count)
 
     def _rows(self, max_samples: int) -> Tuple[np.ndarray, np.ndarray]:
         """Return the kept sample rows and variations, ``max_samples`` (reallocated if not)."""
@@ -429,6 +436,12 @@ class OnlineGenerator:
             self._sample_rows = np.empty((max_samples, self.limits.n_joints))
             self._sample_variation = np.empty((max_samples, self.limits.n_joints))
         return self._sample_rows, self._sample_variation
+
+    def _taken(self, count: int) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+        """Return copies of the first ``count`` kept rows and their variations (None: <= 0)."""
+        if count <= 0:
+            return None
+        return self._sample_rows[:count].copy(), self._sample_variation[:count - 1].copy()
 
     def duration(self, state: MotionState, target: np.ndarray) -> float:
         """Return how long (s) the synchronised motion from ``state`` to ``target`` takes."""
