@@ -389,6 +389,8 @@ def main() -> None:
     parser.add_argument('--repeats', type=int, default=1,
                         help='measurements of each row per node, the nodes taking turns')
     args = parser.parse_args()
+    if args.repeats < 1:
+        parser.error('--repeats must be at least 1')
     with tempfile.TemporaryDirectory() as folder:
         if args.session_seconds > 0:
             print_sessions(args.session_seconds, folder, args.arms)
