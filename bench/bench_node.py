@@ -35,9 +35,9 @@ targets alternating every ``MOVING_TARGET_PERIOD`` s, before the arm settles):
 * commands received per second by the bench;
 * node CPU (utime + stime from /proc, share of one core);
 * latency p50 / p99 (ms): from publishing a target, with the arm at rest, to receiving the
-  first command that moves toward it (includes waiting for the next timer tick, up to one
-  period); after two warm-up targets (the first motions after start-up run code paths for
-  the first time).
+  first command that moves toward it (a node that waits for its timer adds up to a period;
+  one that answers a target at rest on arrival does not); after two warm-up targets (the
+  first motions after start-up run code paths for the first time).
 
 A last row floods the node with 1000 targets per second (its rate and CPU in the moving
 columns; joint_states at 1 kHz,

@@ -54,13 +54,32 @@ class DamperRule:
     padding: float
 
     def bound(self, distance: np.ndarray) -> np.ndarray:
-        """Return ``b``: the least clearance rate (m/s) allowed at ``distance`` (m)."""
-        distance = np.asarray(distance, dtype=float)
-        span = max(self.slowdown_distance - self.stop_distance, 1e-9)
-        return np.where(distance < self.padding,  # in collision: move apart
-                        self.approach_speed * (self.padding - distance) / span,
-                        -self.approach_speed * np.maximum(distance - self.stop_distance, 0.0)
-                        / span)
+        """Return ``b`` (k,): the least clearance rates (m/s) allowed at ``distance`` (k,, m)."""
+        return _bounds(np.ascontiguousarray(distance, dtype=float), self.stop_distance,
+                       self.slowdown_distance, self.approach_speed, self.padding)
+
+
+@numba.njit(cache=True, nogil=True)
+def _bounds(distance: np.ndarray, stop_distance: float, slowdown_distance: float,
+            approach_speed: float, padding: float) -> np.ndarray:
+    """
+    Return :meth:`DamperRule.bound` of the distances (k,).
+
+    ``b = xi (padding - d) / span`` in collision (``d < padding``: move apart), else
+    ``b = -xi max(d - d_s, 0) / span``; ``span = d_i - d_s`` (at least 1 nm).
+    """
+    span = max(slowdown_distance - stop_distance, 1e-9)
+    b = np.empty(distance.shape[0])
+    for i in range(distance.shape[0]):
+        d = distance[i]
+        if d < padding:
+            b[i] = approach_speed * (padding - d) / span
+        else:
+            excess = d - stop_distance
+            if excess < 0.0:  # NaN stays NaN
+                excess = 0.0
+            b[i] = -approach_speed * excess / span
+    return b
 
 
 def damper_rows(checker: CollisionChecker, q: np.ndarray, contacts: Sequence[Contact],
@@ -109,18 +128,15 @@ def damped_velocity(checker: CollisionChecker, q: np.ndarray, qdot: np.ndarray,
     x = qdot.copy()
     allowed_rate = -rule.bound(lower)  # m/s each pair may close at without its row
 
-    def unproven() -> np.ndarray:
-        """Return the pairs without a row that the bound does not prove at ``x``."""
-        return np.flatnonzero(~settled & ((lower <= certain_above)
-                                          | (weights @ np.abs(x) > allowed_rate)))
     while True:
-        unmeasured = [i for i in unproven() if measured[i] is None]
+        unmeasured = [i for i in _unproven(settled, lower, certain_above, weights, x,
+                                           allowed_rate) if measured[i] is None]
         if unmeasured:
             for i, contact in zip(unmeasured, checker.exact_many(q, candidates[unmeasured])):
                 measured[i], lower[i] = contact, contact.distance
                 settled[i] = contact.distance >= within  # beyond the slow-down distance
             allowed_rate = -rule.bound(lower)
-        need_row = unproven()
+        need_row = _unproven(settled, lower, certain_above, weights, x, allowed_rate)
         if not len(need_row):
             break
         rows, bounds = damper_rows(checker, q, [measured[i] for i in need_row], rule)
@@ -129,6 +145,29 @@ def damped_velocity(checker: CollisionChecker, q: np.ndarray, qdot: np.ndarray,
         x = constrained_velocity(qdot, H, A, b)
     return x, [contact for contact in measured if contact is not None
                and contact.distance < within]
+
+
+@numba.njit(cache=True, nogil=True)
+def _unproven(settled: np.ndarray, lower: np.ndarray, certain_above: float,
+              weights: np.ndarray, x: np.ndarray, allowed_rate: np.ndarray) -> np.ndarray:
+    """
+    Return the pairs (indices) without a row that their bound does not prove at ``x``.
+
+    Pair i is proven when ``lower_i > certain_above`` and ``|x| . W_i <= allowed_rate_i``
+    (:func:`damped_velocity`); ``settled`` marks pairs with a row or out of reach.
+    """
+    found = np.empty(lower.shape[0], dtype=np.int64)
+    count = 0
+    for i in range(lower.shape[0]):
+        if settled[i]:
+            continue
+        rate = 0.0
+        for j in range(x.shape[0]):
+            rate += weights[i, j] * abs(x[j])
+        if not (lower[i] > certain_above and rate <= allowed_rate[i]):
+            found[count] = i
+            count += 1
+    return found[:count]
 
 
 @numba.njit(cache=True, nogil=True)

@@ -1010,6 +1010,15 @@ class IkController:
                 return contact
         return None
 
+    def is_at_rest(self) -> bool:
+        """
+        Return whether the commanded motion is at rest (or no command was sent yet).
+
+        The stream then repeats one position: when the next command comes changes nothing
+        an arm's controller executes.
+        """
+        return self._motion is None or self._motion.is_at_rest()
+
     # ----------------------------------------------------------------- reports
     def report(self) -> CycleStatus:
         """

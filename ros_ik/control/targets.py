@@ -23,6 +23,7 @@ empty ``frame_id``) and every link of the chain, links fixed inside it included:
 """
 
 from dataclasses import dataclass
+import math
 from typing import Optional, Sequence
 
 import numpy as np
@@ -57,30 +58,29 @@ def check_pose(position: Sequence[float], quaternion_xyzw: Optional[Sequence[flo
     quaternion are rejected; a quaternion whose norm
     differs from 1 by more than 1e-3 is normalised and reported in ``warning``.
     """
-    position = np.asarray(position, dtype=float)
-    if not np.all(np.isfinite(position)):
-        return TargetCheck(None, error=f'target position is not finite: {position.tolist()}',
+    position = [float(value) for value in position]  # 3 numbers: floats beat numpy here
+    if not all(map(math.isfinite, position)):
+        return TargetCheck(None, error=f'target position is not finite: {position}',
                            problem='position')
-    if np.abs(position).max() > MAX_TARGET_COORDINATE:
-        return TargetCheck(None, error=f'target position {position.tolist()} is beyond '
+    if max(map(abs, position)) > MAX_TARGET_COORDINATE:
+        return TargetCheck(None, error=f'target position {position} is beyond '
                                        f'{MAX_TARGET_COORDINATE:g} m from the frame origin',
                            problem='position')
     if quaternion_xyzw is None:
         return TargetCheck(transform(np.eye(3), position))
-    quaternion = np.asarray(quaternion_xyzw, dtype=float)
-    if not np.all(np.isfinite(quaternion)):
-        return TargetCheck(None,
-                           error=f'target orientation is not finite: {quaternion.tolist()}',
+    quaternion = [float(value) for value in quaternion_xyzw]
+    if not all(map(math.isfinite, quaternion)):
+        return TargetCheck(None, error=f'target orientation is not finite: {quaternion}',
                            problem='orientation')
-    norm = float(np.linalg.norm(quaternion))
+    norm = math.hypot(*quaternion)
     if norm < ZERO_QUATERNION_NORM:
         return TargetCheck(None, error='target orientation is a zero quaternion; '
                                        'set w = 1 for no rotation', problem='zero_quaternion')
     warning = ''
     if abs(norm - 1.0) > QUATERNION_NORM_TOLERANCE:
         warning = f'target quaternion has norm {norm:.6g}; normalised'
-    return TargetCheck(transform(quaternion_to_matrix(quaternion / norm), position),
-                       warning=warning)
+    return TargetCheck(transform(quaternion_to_matrix([value / norm for value in quaternion]),
+                                 position), warning=warning)
 
 
 def is_known_frame(chain: Chain, frame_id: str) -> bool:

@@ -28,6 +28,7 @@ The model is immutable; per-call work lives in :mod:`ros_ik.kinematics.chain_kin
 """
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Tuple
 
 import numpy as np
@@ -97,7 +98,7 @@ class Chain:
         """Return the base link followed by each moving joint's child link."""
         return (self.base_link,) + tuple(joint.child_link for joint in self.joints)
 
-    @property
+    @cached_property
     def frame_names(self) -> Tuple[str, ...]:
         """Return every link of the chain: the moving joints' links and the fixed ones."""
         names = self.link_names + tuple(link.name for link in self.fixed_links)

@@ -121,12 +121,22 @@ def speed_scale(velocity: np.ndarray, speed_limits: np.ndarray) -> float:
     Return the largest ``s`` in [0, 1] with ``|s velocity_j| <= speed_limits_j`` for all j.
 
     Scaling a joint velocity (n,) by one factor keeps its direction: all joints slow
-    together and the joint-space path is unchanged.
+    together and the joint-space path is unchanged. A NaN velocity or limit constrains
+    nothing (the caller's finiteness checks catch it).
     """
-    velocity = np.abs(np.asarray(velocity, dtype=float))
-    with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        ratios = np.where(velocity > speed_limits, speed_limits / velocity, 1.0)
-    return float(ratios.min()) if ratios.size else 1.0
+    return _speed_scale(np.ascontiguousarray(velocity, dtype=float),
+                        np.ascontiguousarray(speed_limits, dtype=float))
+
+
+@numba.njit(cache=True, nogil=True)
+def _speed_scale(velocity: np.ndarray, speed_limits: np.ndarray) -> float:
+    """Return :func:`speed_scale` of contiguous float arrays (n,)."""
+    scale = 1.0
+    for j in range(velocity.shape[0]):
+        speed = abs(velocity[j])
+        if speed > speed_limits[j]:
+            scale = min(scale, speed_limits[j] / speed)
+    return scale
 
 
 @dataclass(frozen=True)

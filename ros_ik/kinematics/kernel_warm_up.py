@@ -29,7 +29,7 @@ import numpy as np
 from ros_ik.kinematics.bundled_arms import load_bundled_chain
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.ik_solver import IkOptions, IkSolver
-from ros_ik.kinematics.joint_limits import nearest_row_distance
+from ros_ik.kinematics.joint_limits import nearest_row_distance, speed_scale
 from ros_ik.kinematics.servo_step import ServoController, ServoOptions
 from ros_ik.kinematics.transforms import rotation_vector
 from ros_ik.trajectory.motion_limits import MotionLimits
@@ -58,6 +58,7 @@ def warm_up_kernels() -> float:
     generator.stop_samples(moving.state, 0.01)
     nearest_row_distance(np.zeros((2, n)), 0, 2, q, np.zeros(n, dtype=bool))
     kinematics.link_poses(q)
+    speed_scale(q, np.ones(n))
     rotation_vector(T_base_target[:3, :3])
     return time.perf_counter() - start
 

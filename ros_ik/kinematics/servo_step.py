@@ -41,8 +41,10 @@ Steps 3-6 are one compiled call (:mod:`ros_ik.kinematics.twist_motion`). The cal
 """
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Optional, Tuple
 
+import numba
 import numpy as np
 
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
@@ -50,7 +52,7 @@ from ros_ik.kinematics.damped_least_squares import (COMMAND_DAMPING, DampingSche
                                                     make_workspace)
 from ros_ik.kinematics.joint_limits import JointLimits
 from ros_ik.kinematics.task_space import FULL_POSE, row_weights
-from ros_ik.kinematics.transforms import pose_error
+from ros_ik.kinematics.transforms import rotation_vector_into
 from ros_ik.kinematics.twist_motion import twist_motion_into
 
 # Weighted task error (m, or rad times orientation_weight) below which damping fades.
@@ -117,17 +119,16 @@ class ServoController:
         """Return the joint velocity (n,) at ``q`` (n,) toward ``T_base_target``."""
         q = np.asarray(q, dtype=float)
         T_base_tip, J = self.kinematics.tip_pose_and_jacobian(q)
-        e_p, e_o = pose_error(T_base_target, T_base_tip)
-        mask = np.array(options.mask)
-        e_p, e_o = e_p * mask[:3], e_o * mask[3:]
-        v_linear = _capped(options.gain * e_p, options.max_linear_speed)
-        v_angular = _capped(options.gain * e_o, options.max_angular_speed)
-        weights = row_weights(options.mask, options.orientation_weight)
-        error_norm = float(np.linalg.norm(np.concatenate([e_p, e_o])[mask] * weights))
-        motion = self._twist_motion(q, J, np.concatenate([v_linear, v_angular]), options,
+        _, kept, weights = _task_rows(options.mask, options.orientation_weight)
+        twist = np.empty(6)
+        position_error, orientation_error, error_norm = servo_twist_into(
+            np.ascontiguousarray(T_base_target, dtype=float), T_base_tip, kept, weights,
+            float(options.gain), float(options.max_linear_speed),
+            float(options.max_angular_speed), twist)
+        motion = self._twist_motion(q, J, twist, options,
                                     min(1.0, (error_norm / ERROR_DAMPING_SCALE) ** 2))
-        return ServoStep(velocity=motion.velocity, position_error=float(np.linalg.norm(e_p)),
-                         orientation_error=float(np.linalg.norm(e_o)),
+        return ServoStep(velocity=motion.velocity, position_error=position_error,
+                         orientation_error=orientation_error,
                          sigma_min=motion.sigma_min, damping=motion.damping,
                          velocity_scaling=motion.velocity_scaling,
                          at_position_limit=motion.at_position_limit)
@@ -147,15 +148,15 @@ class ServoController:
     def _twist_motion(self, q: np.ndarray, J: np.ndarray, twist: np.ndarray,
                       options: ServoOptions, damping_scale: float) -> 'TwistMotion':
         """Return steps 3-6 of the module docstring for the twist (6,) and Jacobian (6, n)."""
-        mask = np.array(options.mask)
-        weights = row_weights(options.mask, options.orientation_weight)
+        rows, _, weights = _task_rows(options.mask, options.orientation_weight)
+        weights = weights[rows]
         velocity_limits = (options.velocity_scale * self.velocity_limits
                            if options.velocity_limits is None else options.velocity_limits)
         velocity = np.empty(len(q))
         limits, damping = self.limits, options.damping
         sigma_min, lam, velocity_scaling, held = twist_motion_into(
-            np.ascontiguousarray(J[mask] * weights[:, None]),
-            np.ascontiguousarray(twist[mask] * weights), np.ascontiguousarray(q, dtype=float),
+            np.ascontiguousarray(J[rows] * weights[:, None]),
+            np.ascontiguousarray(twist[rows] * weights), np.ascontiguousarray(q, dtype=float),
             limits.lower, limits.upper, limits.wraps_in_range, self._avoids_limits,
             np.ascontiguousarray(velocity_limits, dtype=float),
             float(damping.singular_value_threshold), float(damping.max_damping),
@@ -164,7 +165,64 @@ class ServoController:
                            velocity_scaling=velocity_scaling, at_position_limit=held)
 
 
-def _capped(vector: np.ndarray, limit: float) -> np.ndarray:
-    """Return ``vector`` scaled down to norm ``limit`` if it is longer."""
-    norm = float(np.linalg.norm(vector))
-    return vector * (limit / norm) if norm > limit else vector
+@lru_cache(maxsize=16)
+def _task_rows(mask: Tuple[bool, ...], orientation_weight: float
+               ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """
+    Return the rows ``mask`` keeps: indices, as a (6,) bool array, and all six weights.
+
+    The weights are ``(1, 1, 1, k, k, k)`` (:func:`row_weights`), zero on the rows the mask
+    drops. Computed once per mask and weight (a control cycle asks every time).
+    """
+    kept = np.array(mask, dtype=bool)
+    rows = np.flatnonzero(kept)
+    weights = np.zeros(6)
+    weights[rows] = row_weights(mask, orientation_weight)
+    for array in (rows, kept, weights):
+        array.flags.writeable = False
+    return rows, kept, weights
+
+
+@numba.njit(cache=True, nogil=True)
+def servo_twist_into(T_base_target: np.ndarray, T_base_tip: np.ndarray, kept: np.ndarray,
+                     weights: np.ndarray, gain: float, max_linear_speed: float,
+                     max_angular_speed: float, twist: np.ndarray) -> Tuple[float, float, float]:
+    """
+    Write the servo twist (6,) toward a target; return the errors it comes from.
+
+    Steps 1-2 of the module docstring: ``e = [p_target - p_tip; log(R_target R_tip^T)]``
+    (m, rad, base frame), zero on the rows not ``kept`` (the mask, (6,)); ``twist =
+    gain e``, its linear part (m/s) scaled down to norm ``max_linear_speed`` and its
+    angular part (rad/s) to ``max_angular_speed`` where longer. Returns ``|e_p|`` (m),
+    ``|e_o|`` (rad) and the weighted error norm ``|W e|`` (``W = diag(weights)``) of the
+    damping's error scale.
+    """
+    R_error = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            R_error[i, j] = (T_base_target[i, 0] * T_base_tip[j, 0]
+                             + T_base_target[i, 1] * T_base_tip[j, 1]
+                             + T_base_target[i, 2] * T_base_tip[j, 2])
+    e_o = np.empty(3)
+    rotation_vector_into(R_error, e_o)
+    error = np.empty(6)
+    for i in range(3):
+        error[i] = T_base_target[i, 3] - T_base_tip[i, 3]
+        error[3 + i] = e_o[i]
+    for i in range(6):
+        if not kept[i]:
+            error[i] = 0.0
+    weighted = 0.0
+    for i in range(6):
+        weighted += (weights[i] * error[i]) ** 2
+    norms = np.empty(2)
+    for part, cap in ((0, max_linear_speed), (1, max_angular_speed)):
+        norm = np.sqrt(error[3 * part] ** 2 + error[3 * part + 1] ** 2
+                       + error[3 * part + 2] ** 2)
+        norms[part] = norm
+        scale = gain
+        if gain * norm > cap:
+            scale = cap / norm
+        for i in range(3 * part, 3 * part + 3):
+            twist[i] = scale * error[i]
+    return norms[0], norms[1], np.sqrt(weighted)

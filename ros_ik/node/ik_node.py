@@ -28,6 +28,7 @@ in :mod:`ros_ik.control.parameters`, validated at start-up and on every set. See
 topics, parameters and their QoS.
 """
 
+from functools import partial
 import sys
 from typing import Any, Callable, Dict, List, Optional, Type
 
@@ -57,13 +58,15 @@ from ros_ik.kinematics.urdf_errors import UrdfError
 from ros_ik.kinematics.urdf_loader import read_robot_description
 from ros_ik.node.mesh_packages import package_directories
 from ros_ik.node.messages import (COMMAND_MESSAGES, diagnostics, format_value,
-                                  ik_markers, pose_components, scene_markers, vector)
+                                  ik_markers, scene_markers, vector)
 from ros_ik.node.parameter_declarations import (as_declared_types,
                                                 declare_joint_limit_overrides, declare_settings)
 from ros_ik.node.polled_inputs import PolledInputs
 from ros_ik.node.run import run_node, timer_callback
 from ros_ik.node.serialized_commands import command_serializer, CommandSerializer
-from ros_ik.node.serialized_inputs import NewestInput, NewestJointStates
+from ros_ik.node.serialized_inputs import (NewestInput, NewestJointStates,
+                                           point_target_fields, pose_target_fields,
+                                           TargetFields)
 from ros_ik.node.throttled_log import KeyedThrottle
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, String
@@ -132,7 +135,8 @@ class IkNode(Node):
         self._joint_states = NewestJointStates(JointState)
         self._joint_state_topic = self._polled.subscribe(JointState, 'joint_states',
                                                          JOINT_STATE_QOS)
-        self._newest_input = NewestInput(self._now)
+        self._newest_input = NewestInput(self._now, self._on_input_arrival)
+        self._early_cycle_allowed = True  # until the timer's next cycle after an early one
         self._warn = KeyedThrottle(self._log_warning, WARNING_PERIOD)
         self._info = KeyedThrottle(self._log_info, INFO_PERIOD)
         command_type = self._settings.command_type
@@ -144,10 +148,12 @@ class IkNode(Node):
                                                             COMMAND_QOS)
         self._marker_publisher = self.create_publisher(MarkerArray, '~/markers', COMMAND_QOS)
         self._load_robot_model()
-        self._subscribe_input(PoseStamped, '~/target_pose', self._take_target_pose, TARGET_QOS)
+        self._subscribe_input(PoseStamped, '~/target_pose', self._take_target_pose, TARGET_QOS,
+                              pose_target_fields)
         self._subscribe_input(PointStamped, '~/target_point', self._take_target_point,
-                              TARGET_QOS)
-        self._subscribe_input(PoseStamped, '~/planar_goal', self._take_planar_goal, TARGET_QOS)
+                              TARGET_QOS, point_target_fields)
+        self._subscribe_input(PoseStamped, '~/planar_goal', self._take_planar_goal, TARGET_QOS,
+                              pose_target_fields)
         self._subscribe_input(TwistStamped, '~/delta_twist_cmds', self._take_twist, JOG_QOS)
         self._subscribe_input(Twist, '~/delta_twist_cmds_unstamped', self._take_unstamped_twist,
                               JOG_QOS)
@@ -306,33 +312,31 @@ class IkNode(Node):
             self.get_logger().error(f'robot_description rejected: {error}')
 
     def _subscribe_input(self, message_type: Type, topic: str, handler: 'InputHandler',
-                         qos: QoSProfile) -> None:
+                         qos: QoSProfile,
+                         read: Optional[Callable[[bytes], object]] = None) -> None:
         """
         Subscribe ``topic`` (serialized): its messages become the newest input.
 
         Only the newest target or jog drives the arm (each preempts the one before), so a
-        flood of them costs one deserialization and validation per cycle;
-        ``handler(message, receive_time)`` runs in the cycle.
+        flood of them costs one read and validation per cycle; ``handler(read(bytes),
+        receive_time)`` runs in the cycle (``read``: deserialization if not given).
         """
-        self.create_subscription(message_type, topic,
-                                 self._newest_input.keeper(handler, message_type), qos,
-                                 raw=True)
+        if read is None:
+            read = partial(deserialize_message, message_type=message_type)
+        self.create_subscription(message_type, topic, self._newest_input.keeper(handler, read),
+                                 qos, raw=True)
 
-    def _take_target_pose(self, message: PoseStamped, _: float) -> List[Notice]:
+    def _take_target_pose(self, fields: TargetFields, _: float) -> List[Notice]:
         """Hand over a full-pose target."""
-        return self._set_target(message.header.frame_id, *pose_components(message.pose),
-                                'pose')
+        return self._controller.set_target(*fields, 'pose')
 
-    def _take_planar_goal(self, message: PoseStamped, _: float) -> List[Notice]:
+    def _take_planar_goal(self, fields: TargetFields, _: float) -> List[Notice]:
         """Hand over a planar goal (RViz 2D Goal Pose), read per planar_goal_mode."""
-        return self._set_target(message.header.frame_id, *pose_components(message.pose),
-                                'planar')
+        return self._controller.set_target(*fields, 'planar')
 
-    def _take_target_point(self, message: PointStamped, _: float) -> List[Notice]:
+    def _take_target_point(self, fields: TargetFields, _: float) -> List[Notice]:
         """Hand over a point target (orientation free or held, per point_orientation)."""
-        point = message.point
-        return self._set_target(message.header.frame_id, (point.x, point.y, point.z), None,
-                                'point')
+        return self._controller.set_target(*fields, 'point')
 
     def _take_twist(self, message: TwistStamped, receive_time: float) -> List[Notice]:
         """Hand over a jog twist in its header's frame (empty: twist_frame)."""
@@ -354,10 +358,6 @@ class IkNode(Node):
         return self._controller.set_joint_jog(message.joint_names, message.velocities,
                                               receive_time)
 
-    def _set_target(self, frame_id: str, position, quaternion, kind: str) -> List[Notice]:
-        """Hand a target to the controller; return what to log."""
-        return self._controller.set_target(frame_id, position, quaternion, kind)
-
     def _take_inputs(self, now: float) -> None:
         """
         Hand the controller the newest joint states (per joint set) and the newest input.
@@ -371,8 +371,8 @@ class IkNode(Node):
             self._log(controller.update_joint_state(names, positions, receive_time))
         newest = self._newest_input.take()
         if newest is not None:
-            handler, message_type, data, receive_time = newest
-            self._log(handler(deserialize_message(data, message_type), receive_time))
+            handler, read, data, receive_time = newest
+            self._log(handler(read(data), receive_time))
 
     # ------------------------------------------------------------ parameters
     def _validate_parameters(self, parameters: List[Parameter]) -> SetParametersResult:
@@ -416,6 +416,30 @@ class IkNode(Node):
         return (self.get_clock().now().nanoseconds - self._epoch_ns) * 1e-9
 
     def _on_control_timer(self) -> None:
+        """Run the control cycle the timer is due for."""
+        self._early_cycle_allowed = True
+        self._control_cycle()
+
+    def _on_input_arrival(self) -> None:
+        """
+        Run the control cycle at once for a target or jog that finds the arm at rest.
+
+        From rest, an input would otherwise wait up to a period for the timer (10 ms at
+        100 Hz) before the first command moves. A stream at rest repeats one position, so a
+        cycle now, with the timer restarted from it (its next cycle one period later),
+        changes only the phase of what a controller executes; while the arm moves, inputs
+        wait for the timer, which keeps one command per period. At most one early cycle
+        between two of the timer's: a flood of inputs that leave the arm at rest costs at
+        most twice the update rate.
+        """
+        controller = self._controller
+        if controller is None or not self._early_cycle_allowed or not controller.is_at_rest():
+            return
+        self._early_cycle_allowed = False
+        self._control_cycle()
+        self._periodic_timers['control'].reset()
+
+    def _control_cycle(self) -> None:
         """Hand the controller the newest inputs, run one cycle, publish what it returns."""
         if self._controller is None:
             return  # inputs wait in their histories (the newest of each) for the model

@@ -305,6 +305,37 @@ def test_planar_manipulability_and_diagnostics_give_three(peer, start_node):
     assert status.level == DiagnosticStatus.OK and status.message == 'no target yet'
 
 
+def test_a_target_finding_the_arm_at_rest_is_answered_at_once(peer, start_node):
+    """
+    Check a target sent mid-period to an arm at rest moves it at once; the timer restarts.
+
+    At 1 Hz, with the stream holding the arm at rest at a reached target, a new target is
+    sent half a period after a command. Waiting for the timer, the first moving command
+    would come half a period later; answered at once, it comes well before, and the next
+    command a period after it (the timer restarted from that cycle, not on its old phase).
+    """
+    chain = load_bundled_chain('ur5')
+    kinematics = ChainKinematics(chain)
+    start_node(update_rate=1.0)
+    arm = EchoArm(peer, chain.joint_names, UR5_HOME)
+    arrivals = []
+    peer.node.create_subscription(JointState, '/ros_ik/joint_commands',
+                                  lambda _: arrivals.append(time.monotonic()), 10)
+    publisher = target_publisher(peer)
+    publish_until_matched(peer, publisher, pose_target(kinematics.tip_pose(
+        np.array(UR5_HOME))), arm=arm)
+    assert peer.spin_until(lambda: len(arrivals) >= 2 and len(arm.commands) >= 2, 30.0)
+    assert np.array_equal(arm.commands[-1], UR5_HOME)  # at rest where it is
+    held, last = len(arrivals), arrivals[-1]
+    assert peer.spin_until(lambda: time.monotonic() >= last + 0.5, 5.0)
+    assert len(arrivals) == held, 'a command came within half a period'
+    publisher.publish(pose_target(kinematics.tip_pose(np.array(UR5_HOME) + 0.05)))
+    assert peer.spin_until(lambda: len(arrivals) >= held + 2, 10.0)
+    assert arrivals[held] < last + 0.9, 'the target waited for the timer'
+    assert not np.array_equal(arm.commands[held], UR5_HOME), 'the first command did not move'
+    assert arrivals[held + 1] - arrivals[held] > 0.75, 'the timer kept its old phase'
+
+
 def test_no_commands_before_joint_states_then_brake_and_hold_when_stale(peer, start_node):
     """Check silence until the first joint state; stale ones: ERROR, brake, then hold."""
     chain = load_bundled_chain('ur5')

@@ -16,12 +16,15 @@
 
 import struct
 
+from geometry_msgs.msg import PointStamped, PoseStamped
 from hypothesis import given, settings, strategies as st
 import numpy as np
 from rclpy.serialization import serialize_message
 from ros_ik.node import serialized_inputs
 from ros_ik.node.serialized_inputs import (joint_positions, joint_state_layout,
-                                           JointStateLayout, NewestInput, NewestJointStates)
+                                           JointStateLayout, NewestInput, NewestJointStates,
+                                           point_target_fields, pose_target_fields,
+                                           stamped_doubles)
 from sensor_msgs.msg import JointState
 
 NAMES = st.lists(st.text(alphabet=st.characters(blacklist_categories=('Cs',),
@@ -103,6 +106,48 @@ def test_big_endian_cdr_and_other_encapsulations():
     assert not joint_state_layout(little).matches(data)  # big endian: another layout
 
 
+FRAME_IDS = st.text(max_size=24).filter(lambda text: '\x00' not in text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(FRAME_IDS, st.lists(st.floats(), min_size=7, max_size=7))
+def test_targets_read_from_the_bytes_equal_the_deserialized(frame_id, values):
+    """
+    Check targets read from the bytes of a PoseStamped and a PointStamped.
+
+    Any frame and values (NaN and inf included: the controller rejects them) give the
+    message's frame_id, position and quaternion.
+    """
+    pose = PoseStamped()
+    pose.header.frame_id = frame_id
+    pose.header.stamp.sec, pose.header.stamp.nanosec = -3, 999
+    p, o = pose.pose.position, pose.pose.orientation
+    p.x, p.y, p.z, o.x, o.y, o.z, o.w = values
+    point = PointStamped()
+    point.header.frame_id = frame_id
+    point.point.x, point.point.y, point.point.z = values[:3]
+    read_pose = pose_target_fields(serialize_message(pose))
+    read_point = point_target_fields(serialize_message(point))
+    assert read_pose[0] == read_point[0] == frame_id
+    np.testing.assert_array_equal(read_pose[1] + read_pose[2], values)
+    np.testing.assert_array_equal(read_point[1], values[:3])
+    assert read_point[2] is None
+
+
+def test_targets_in_big_endian_or_other_encapsulations():
+    """Check a hand-built big-endian PointStamped; other encapsulations or cut bytes: None."""
+    body = struct.pack('>iII', 1, 2, 5) + b'tool\x00'
+    data = b'\x00\x00\x00\x00' + body + b'\x00' * (-len(body) % 8)
+    data += struct.pack('>ddd', 0.5, -2.0, 3.0)
+    assert stamped_doubles(data, 3) == ('tool', (0.5, -2.0, 3.0))
+    assert stamped_doubles(data[:-1], 3) is None  # ends inside the last value
+    little = serialize_message(PoseStamped())
+    assert stamped_doubles(little, 7) == ('', (0.0,) * 6 + (1.0,))
+    assert stamped_doubles(b'\x00\x07' + little[2:], 7) is None  # XCDR2: not read here
+    assert stamped_doubles(little[:14], 7) is None
+    assert pose_target_fields(little) == ('', (0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0))
+
+
 def test_newest_per_joint_set_oldest_first():
     """Check only the newest message of each joint set is returned, in receive order."""
     newest = NewestJointStates(JointState)
@@ -156,13 +201,19 @@ def test_positions_the_bytes_cannot_give_are_deserialized(monkeypatch):
 
 def test_newest_input_of_all_topics_with_its_handler_and_time():
     """Check the last message kept by any topic's keeper is taken once, with its stamp."""
-    now = [1.0]
-    newest = NewestInput(lambda: now[0])
+    now, arrivals = [1.0], []
+    newest = NewestInput(lambda: now[0], lambda: arrivals.append(newest.take()))
     keep_target, keep_jog = newest.keeper('target', JointState), newest.keeper('jog', str)
     assert newest.take() is None
+    keep_target(b'first')
+    assert arrivals == [('target', JointState, b'first', 1.0)]  # kept before the call
+    arrivals.clear()
+    newest = NewestInput(lambda: now[0], lambda: arrivals.append(now[0]))
+    keep_target, keep_jog = newest.keeper('target', JointState), newest.keeper('jog', str)
     keep_target(b'first')
     now[0] = 2.0
     keep_jog(b'jog')
     keep_target(b'second')
+    assert arrivals == [1.0, 2.0, 2.0]
     assert newest.take() == ('target', JointState, b'second', 2.0)
     assert newest.take() is None
