@@ -365,7 +365,7 @@ def measure(update_rate: float, state_rate: float, seconds: float, log_path: str
         load.close()
     return (f'| {state_rate:.0f} | {update_rate:.0f} | {received:.1f} | {100.0 * cpu:.0f} % | '
             f'{moving_received:.1f} | {100.0 * moving_cpu:.0f} % | '
-            f'{np.percentile(latency, 50):.1f} / {np.percentile(latency, 99):.1f} |')
+            f'{np.percentile(latency, 50):.2f} / {np.percentile(latency, 99):.2f} |')
 
 
 def main() -> None:
