@@ -443,6 +443,7 @@ class IkController:
             level, message, goal, tracking = self._tracking_goal(q_measured, values, notices,
                                                                  dt, now)
         step = self._advance(goal, dt, notices)
+        self._prepare_damper_at_rest()
         if self._collision_stop is not None and level != 'ERROR':
             level, message = 'WARN', ('stopping before a collision: the motion would bring '
                                       f'{self._collision_stop.text()}')
@@ -561,17 +562,22 @@ class IkController:
         return [Notice('warn', 'collision:start', contact.in_collision_text())]
 
     def _collision_damped(self, q: np.ndarray, qdot: np.ndarray, mask: Tuple[bool, ...],
-                          damping: float, velocity_limits: np.ndarray) -> np.ndarray:
+                          damping: float, velocity_limits: np.ndarray,
+                          J_task: Optional[np.ndarray] = None) -> np.ndarray:
         """
         Return ``qdot`` through the velocity damper (unchanged without collision checks).
 
-        Keeps the pair at the stop distance, if any, in ``_stopping_contact``.
+        ``J_task``: the weighted task Jacobian at ``q`` the velocity came from
+        (:class:`TwistMotion`); None: computed here (the ``mask``'s rows, angular rows
+        times ``orientation_weight``). Keeps the pair at the stop distance, if any, in
+        ``_stopping_contact``.
         """
         self._stopping_contact = None
         if self.collision is None:
             return qdot
-        weights = row_weights(mask, self.settings.orientation_weight)
-        J_task = self.arm.kinematics.jacobian(q)[np.array(mask)] * weights[:, None]
+        if J_task is None:
+            weights = row_weights(mask, self.settings.orientation_weight)
+            J_task = self.arm.kinematics.jacobian(q)[np.array(mask)] * weights[:, None]
         qdot, self._stopping_contact = self.collision.damped_velocity(
             q, qdot, J_task, damping, velocity_limits, self.settings)
         return qdot
@@ -620,6 +626,18 @@ class IkController:
         self._history.add(self._last_time, step.state.position,
                           self.settings.joint_state_timeout)
         return step
+
+    def _prepare_damper_at_rest(self) -> None:
+        """
+        At rest, measure the pairs the damper may need when a target or jog comes.
+
+        From the cycle that brings the commands to rest (a target arriving with that
+        command finds them measured): the first cycle toward a new target or jog then
+        only looks them up (:meth:`CollisionGuard.prepare_damper`). Later rest cycles at
+        the same joints look them up too, unless something measured elsewhere meanwhile.
+        """
+        if self.collision is not None and self._motion.is_at_rest():
+            self.collision.prepare_damper(self._motion.position, self.settings)
 
     def _guarded(self, generator: OnlineGenerator, state: MotionState, step: MotionStep,
                  dt: float, notices: List[Notice]) -> Optional[MotionStep]:
@@ -707,8 +725,8 @@ class IkController:
         goal = jog_goal(self.arm, self.limits, options, q, jog,
                         (settings.jog_linear_scale, settings.jog_angular_scale),
                         self._jog_path, dt,
-                        lambda qdot, damping: self._collision_damped(
-                            q, qdot, mask, damping, options.velocity_limits))
+                        lambda qdot, damping, J_task: self._collision_damped(
+                            q, qdot, mask, damping, options.velocity_limits, J_task))
         values['damping'] = goal.damping
         motion = Goal(goal.q_goal, velocity_caps=goal.joint_speeds)
         if self._stopping_contact is not None:
@@ -806,15 +824,11 @@ class IkController:
         holds them for ``SERVO_PERIOD`` s of command time while the joints move, with the
         joints they are from, so the goal ``q_from + qdot / gain`` stays where it was (as in
         a 200 Hz loop; the generator and the step check still run every cycle); another
-        target, mask, settings or collision model computes them at once. At rest the pairs
-        the damper may need when a new target comes are measured in advance
-        (:meth:`CollisionGuard.prepare_damper`).
+        target, mask, settings or collision model computes them at once.
         """
         inputs = (target, mask, self.settings, self.collision)
         kept = self._servo_motion.reused(inputs)
         same_joints = kept is not None and q.tobytes() == kept.q_from.tobytes()
-        if same_joints and self.collision is not None:
-            self.collision.prepare_damper(q, self.settings)
         if kept is None or not (same_joints or self._last_time < self._servo_held_until):
             kept = self._servo_motion.keep(inputs, self._computed_servo_motion(q, target, mask))
             # half a period short of SERVO_PERIOD: timer jitter never stretches the hold
@@ -829,7 +843,7 @@ class IkController:
         options = self._differential_options(mask)
         step = self.arm.servo.step(q, target.T_base_target, options)
         velocity = self._collision_damped(q, step.velocity, mask, step.damping,
-                                          options.velocity_limits)
+                                          options.velocity_limits, step.task_jacobian)
         speed_fraction = float(np.max(np.abs(velocity) / options.velocity_limits, initial=0.0))
         return ServoMotion(step, Goal(q + velocity / self.settings.gain, speed_fraction),
                            self._stopping_contact,

@@ -148,16 +148,17 @@ def joint_velocity_command(joint_names: Sequence[str], names: Sequence[str],
 def jog_goal(arm: ControlledArm, limits: MotionLimits, options: ServoOptions,
              q: np.ndarray, jog: JogCommand, scales: Tuple[float, float], path: JogPath,
              dt: float,
-             shape_velocity: Callable[[np.ndarray, float], np.ndarray] = lambda qdot, _: qdot
-             ) -> JogGoal:
+             shape_velocity: Callable[[np.ndarray, float, Optional[np.ndarray]], np.ndarray]
+             = lambda qdot, *_: qdot) -> JogGoal:
     """
     Return the generator goal of one jog cycle at the commanded joints ``q``.
 
-    ``shape_velocity(qdot, damping)`` may change the joint velocity before it becomes the
-    goal (the collision velocity damper).
+    ``shape_velocity(qdot, damping, J_task)`` may change the joint velocity before it
+    becomes the goal (the collision velocity damper); ``J_task``: the weighted task
+    Jacobian a twist's velocity came from (:class:`TwistMotion`), None for joint jogs.
     """
     velocity_limits = options.velocity_limits
-    damping, at_limit = 0.0, False
+    damping, at_limit, J_task = 0.0, False, None
     if jog.kind == 'twist':
         R_base_frame = arm.kinematics.frame_pose(q, jog.frame)[:3, :3]
         twist = np.concatenate([R_base_frame @ jog.values[:3] * scales[0],
@@ -165,9 +166,10 @@ def jog_goal(arm: ControlledArm, limits: MotionLimits, options: ServoOptions,
         twist = twist + path.correction(arm.kinematics.tip_pose(q), twist, dt)
         motion = arm.servo.jog(q, twist, options)
         qdot, damping, at_limit = motion.velocity, motion.damping, motion.at_position_limit
+        J_task = motion.task_jacobian
     else:
         qdot = np.clip(jog.values, -velocity_limits, velocity_limits)
-    qdot = shape_velocity(qdot, damping)
+    qdot = shape_velocity(qdot, damping, J_task)
     stopping = np.abs(qdot) / limits.acceleration + limits.acceleration / limits.jerk
     lookahead = LOOKAHEAD_FACTOR * float(np.max(stopping, initial=0.0)) + LOOKAHEAD_MARGIN
     return JogGoal(q + qdot * lookahead, np.abs(qdot), damping, at_limit)

@@ -52,7 +52,7 @@ from ros_ik.kinematics.damped_least_squares import (COMMAND_DAMPING, DampingSche
                                                     make_workspace)
 from ros_ik.kinematics.joint_limits import JointLimits
 from ros_ik.kinematics.task_space import FULL_POSE, row_weights
-from ros_ik.kinematics.transforms import rotation_vector_into
+from ros_ik.kinematics.transforms import pose_error_into
 from ros_ik.kinematics.twist_motion import twist_motion_into
 
 # Weighted task error (m, or rad times orientation_weight) below which damping fades.
@@ -89,6 +89,7 @@ class ServoStep:
     damping: float
     velocity_scaling: float
     at_position_limit: bool
+    task_jacobian: np.ndarray  # (m, n): TwistMotion.task_jacobian
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,9 @@ class TwistMotion:
     damping: float
     velocity_scaling: float
     at_position_limit: bool
+    # (m, n): the masked rows of the geometric Jacobian at q (base frame), the angular rows
+    # times orientation_weight: the J of step 3 (m/rad or m/m, and m/rad x weight)
+    task_jacobian: np.ndarray
 
 
 class ServoController:
@@ -131,7 +135,8 @@ class ServoController:
                          orientation_error=orientation_error,
                          sigma_min=motion.sigma_min, damping=motion.damping,
                          velocity_scaling=motion.velocity_scaling,
-                         at_position_limit=motion.at_position_limit)
+                         at_position_limit=motion.at_position_limit,
+                         task_jacobian=motion.task_jacobian)
 
     def jog(self, q: np.ndarray, twist: np.ndarray, options: ServoOptions) -> 'TwistMotion':
         """
@@ -154,15 +159,17 @@ class ServoController:
                            if options.velocity_limits is None else options.velocity_limits)
         velocity = np.empty(len(q))
         limits, damping = self.limits, options.damping
+        J_task = np.ascontiguousarray(J[rows] * weights[:, None])
         sigma_min, lam, velocity_scaling, held = twist_motion_into(
-            np.ascontiguousarray(J[rows] * weights[:, None]),
-            np.ascontiguousarray(twist[rows] * weights), np.ascontiguousarray(q, dtype=float),
+            J_task, np.ascontiguousarray(twist[rows] * weights),
+            np.ascontiguousarray(q, dtype=float),
             limits.lower, limits.upper, limits.wraps_in_range, self._avoids_limits,
             np.ascontiguousarray(velocity_limits, dtype=float),
             float(damping.singular_value_threshold), float(damping.max_damping),
             float(damping_scale), velocity, self._workspace)
         return TwistMotion(velocity=velocity, sigma_min=sigma_min, damping=lam,
-                           velocity_scaling=velocity_scaling, at_position_limit=held)
+                           velocity_scaling=velocity_scaling, at_position_limit=held,
+                           task_jacobian=J_task)
 
 
 @lru_cache(maxsize=16)
@@ -197,18 +204,8 @@ def servo_twist_into(T_base_target: np.ndarray, T_base_tip: np.ndarray, kept: np
     ``|e_o|`` (rad) and the weighted error norm ``|W e|`` (``W = diag(weights)``) of the
     damping's error scale.
     """
-    R_error = np.empty((3, 3))
-    for i in range(3):
-        for j in range(3):
-            R_error[i, j] = (T_base_target[i, 0] * T_base_tip[j, 0]
-                             + T_base_target[i, 1] * T_base_tip[j, 1]
-                             + T_base_target[i, 2] * T_base_tip[j, 2])
-    e_o = np.empty(3)
-    rotation_vector_into(R_error, e_o)
     error = np.empty(6)
-    for i in range(3):
-        error[i] = T_base_target[i, 3] - T_base_tip[i, 3]
-        error[3 + i] = e_o[i]
+    pose_error_into(T_base_target, T_base_tip, error)
     for i in range(6):
         if not kept[i]:
             error[i] = 0.0

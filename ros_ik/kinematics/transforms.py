@@ -158,6 +158,25 @@ def rotation_vector_to_matrix(r: np.ndarray) -> np.ndarray:
     return axis_angle_matrix(np.asarray(r) / angle, angle)
 
 
+@numba.njit(cache=True, nogil=True)
+def pose_error_into(T_base_target: np.ndarray, T_base_current: np.ndarray,
+                    error: np.ndarray) -> None:
+    """
+    Write :func:`pose_error` of one pose (4, 4) as ``error = [e_p; e_o]`` (6,).
+
+    ``e_p = p_target - p_current`` (m) and ``e_o = log(R_target R_current^T)`` (rad), base
+    frame; compiled, for kernels (the servo twist) that need it in one call.
+    """
+    R_error = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            R_error[i, j] = (T_base_target[i, 0] * T_base_current[j, 0]
+                             + T_base_target[i, 1] * T_base_current[j, 1]
+                             + T_base_target[i, 2] * T_base_current[j, 2])
+        error[i] = T_base_target[i, 3] - T_base_current[i, 3]
+    rotation_vector_into(R_error, error[3:])
+
+
 def pose_error(T_base_target: np.ndarray, T_base_current: np.ndarray
                ) -> Tuple[np.ndarray, np.ndarray]:
     """

@@ -465,28 +465,44 @@ def test_an_arm_at_rest_at_its_target_reuses_the_servo_step_until_an_input_chang
     assert tip_error(controller, q, controller.arm.kinematics.tip_pose(home)) < 1e-3
 
 
-def test_an_arm_at_rest_has_the_damper_pairs_measured_before_the_next_target(monkeypatch):
+@pytest.mark.parametrize('mode, next_input, rest_cycles',
+                         [('servo', 'target', 0), ('servo', 'target', 100), ('solve', 'twist', 0)])
+def test_an_arm_at_rest_has_the_damper_pairs_measured_before_the_next_input(
+        monkeypatch, mode, next_input, rest_cycles):
     """
-    Check the first servo cycle toward a new target: no coal measure at the rest joints.
+    Check the first cycle of an input to an arm at rest: no coal measure at its joints.
 
-    The pairs within the slow-down distance there (the Panda's home has some) were measured
-    while the arm rested, so the first step's damper only looks them up.
+    The cycle that brought the commands to rest measured the pairs within the slow-down
+    distance there (the Panda near home has some), so the first damper call of a target
+    or jog that comes with the first command at rest, or later, only looks them up: in
+    servo mode, and in solve mode for a jog (which goes through the damper too).
     """
-    controller = controller_for('panda', mode='servo', update_rate=1000.0)
+    controller = controller_for('panda', mode=mode, update_rate=1000.0)
     guard = bundled_guard(controller, 'panda')
     controller.set_collision_guard(guard)
     home = np.array(BUNDLED_ARMS['panda'].home)
-    kinematics = controller.arm.kinematics
-    controller.set_target('', *pose_of(kinematics.tip_pose(home)), 'pose')
-    q, _ = run_loop(controller, home, 0.1)
+    kinematics, names = controller.arm.kinematics, controller.arm.chain.joint_names
+    controller.set_target('', *pose_of(kinematics.tip_pose(home + 0.1)), 'pose')
+    q, now, moved, rested = home, 0.0, False, 0
+    while rested <= rest_cycles:
+        assert now < 5.0, 'the arm did not come to rest'
+        controller.update_joint_state(names, q, now)
+        command = controller.cycle(now).command
+        now += 0.001
+        q = q if command is None else command.q
+        moved = moved or (command is not None and bool(command.velocity.any()))
+        rested += moved and controller.is_at_rest()
     measures = []
     coal_distance = guard.checker._coal.distance
     monkeypatch.setattr(guard.checker._coal, 'distance',
                         lambda *args: measures.append(1) or coal_distance(*args))
-    goal = home + np.array([0.3, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
-    controller.set_target('', *pose_of(kinematics.tip_pose(goal)), 'pose')
-    _, first = run_loop(controller, q, 0.0005, start=0.1)
-    assert np.abs(first[0].velocity).max() > 0.0 and not measures
+    if next_input == 'target':
+        controller.set_target('', *pose_of(kinematics.tip_pose(home + 0.3)), 'pose')
+    else:
+        controller.set_twist('', (0.0, 0.0, 0.05), (0.0, 0.0, 0.0), now)
+    controller.update_joint_state(names, q, now)
+    first = controller.cycle(now).command
+    assert np.abs(first.velocity).max() > 0.0 and not measures
     settings = controller.settings
     within = max(settings.collision_slowdown_distance, settings.collision_stop_distance)
     assert guard.checker.contacts(q, within)  # there were pairs for the damper to consider

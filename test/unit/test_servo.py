@@ -201,3 +201,32 @@ def test_the_compiled_twist_motion_matches_numpy_with_a_pinv_null_space(seed: in
     expected = _reference_twist_motion(J, twist, q, lower, upper, velocity_limits)
     assert np.allclose(velocity, expected, rtol=1e-8, atol=1e-10)
     assert np.all(np.abs(velocity) <= velocity_limits * (1 + 1e-12))
+
+
+@given(st.sampled_from(['ur5', 'panda']), st.integers(min_value=0, max_value=2 ** 32 - 1),
+       st.lists(st.booleans(), min_size=6, max_size=6).filter(any),
+       st.floats(min_value=0.05, max_value=5.0))
+@settings(max_examples=60, deadline=None)
+def test_the_step_hands_over_its_weighted_task_jacobian(arm_name: str, seed: int,
+                                                        mask: list, orientation_weight: float):
+    """
+    Check ``ServoStep.task_jacobian`` against finite differences of the tip pose.
+
+    Row i of ``J_task dq`` must be the masked, weighted change of
+    ``[p_tip; log(R_tip(q + dq) R_tip(q)^T)]`` for a small ``dq`` (central differences):
+    the damper takes it as the Jacobian the velocity came from.
+    """
+    kinematics = ChainKinematics(load_bundled_chain(arm_name))
+    chain = kinematics.chain
+    rng = np.random.default_rng(seed)
+    q = rng.uniform(np.maximum(chain.lower, -3.0), np.minimum(chain.upper, 3.0))
+    options = ServoOptions(mask=tuple(mask), orientation_weight=orientation_weight)
+    step = ServoController(kinematics).step(q, kinematics.tip_pose(q + 0.1), options)
+    weights = np.array([1.0] * 3 + [orientation_weight] * 3)[np.array(mask)]
+    h = 1e-6
+    for j in range(chain.n_joints):
+        dq = np.zeros(chain.n_joints)
+        dq[j] = h
+        e_p, e_o = pose_error(kinematics.tip_pose(q + dq), kinematics.tip_pose(q - dq))
+        expected = np.concatenate([e_p, e_o])[np.array(mask)] * weights / (2 * h)
+        assert np.allclose(step.task_jacobian[:, j], expected, atol=1e-6)

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import numpy as np
 import pytest
 from ros_ik.kinematics.transforms import (axis_angle_matrix, matrix_to_quaternion,
+                                          pose_error, pose_error_into,
                                           quaternion_to_matrix, rotation_vector,
                                           rotation_vector_to_matrix, rpy_to_matrix)
 
@@ -77,3 +78,20 @@ def test_rotation_vector_batched_equals_one_by_one(qs):
     Rs = np.array([quaternion_to_matrix(q) for q in qs])
     np.testing.assert_allclose(rotation_vector(Rs),
                                np.array([rotation_vector(R) for R in Rs]), atol=1e-12)
+
+
+positions = st.tuples(*[st.floats(min_value=-5.0, max_value=5.0)] * 3)
+
+
+@given(quaternions, positions, quaternions, positions)
+def test_the_compiled_pose_error_of_one_pose_equals_pose_error(q_target, p_target, q_current,
+                                                               p_current):
+    """Check ``pose_error_into`` against ``pose_error``, half turns included (by symmetry)."""
+    T_target, T_current = np.eye(4), np.eye(4)
+    T_target[:3, :3], T_target[:3, 3] = quaternion_to_matrix(q_target), p_target
+    T_current[:3, :3], T_current[:3, 3] = quaternion_to_matrix(q_current), p_current
+    for T_current_case in (T_current, T_target @ np.diag([1.0, -1.0, -1.0, 1.0])):
+        error = np.empty(6)
+        pose_error_into(T_target, T_current_case, error)
+        e_p, e_o = pose_error(T_target, T_current_case)
+        np.testing.assert_allclose(error, np.concatenate([e_p, e_o]), rtol=0, atol=1e-12)
