@@ -32,12 +32,15 @@ command put it), two targets alternating on either side of the arm. Per row, ove
 window with the arm at rest at a reached target and one with the arm moving (the two
 targets alternating every ``MOVING_TARGET_PERIOD`` s, before the arm settles):
 
-* commands received per second by the bench;
+* commands per second: of those the bench received in the window, by their stamps (a
+  backlog in the bench's own process at either end of the window does not count);
 * node CPU (utime + stime from /proc, share of one core);
-* latency p50 / p99 (ms): from publishing a target, with the arm at rest, to receiving the
-  first command that moves toward it (a node that waits for its timer adds up to a period;
-  one that answers a target at rest on arrival does not); after two warm-up targets (the
-  first motions after start-up run code paths for the first time).
+* latency p50 / p99 / max (ms): from publishing a target, with the arm at rest, to
+  receiving the first command that moves toward it (a node that waits for its timer adds
+  up to a period; one that answers a target at rest on arrival does not), over
+  ``--latency-targets`` targets (20 by default: p99 is then nearly the max; 100 or more
+  for a p99 of its own, about 2 s per target); after two warm-up targets (the first
+  motions after start-up run code paths for the first time).
 
 A last row floods the node with 1000 targets per second (its rate and CPU in the moving
 columns; joint_states at 1 kHz,
@@ -90,7 +93,6 @@ OFFSET = 0.3  # rad on joint 1: the two targets lie on either side of the home p
 VELOCITY_SCALE = 0.5  # the node's default
 TARGET_TIMEOUT = 10.0  # s per target
 STARTUP_TIMEOUT = 300.0  # s: a baseline tree compiles its numba kernels at its first start
-LATENCY_TARGETS = 20
 # Targets sent before the latency is measured: the first motions after start-up run code
 # paths for the first time (numba dispatch, lazy imports), up to ~150 ms once.
 WARM_UP_TARGETS = 2
@@ -285,8 +287,10 @@ class NodeUnderLoad:
         node.create_timer(1.0 / state_rate, lambda: joints.publish(self.state))
 
     def _on_command(self, message: JointState) -> None:
-        """Record the arrival and the first joint's velocity; the arm is where commanded."""
-        self.arrivals.append((time.monotonic(), message.velocity[0]))
+        """Record arrival, first joint's velocity and stamp; the arm is where commanded."""
+        stamp = message.header.stamp
+        self.arrivals.append((time.monotonic(), message.velocity[0],
+                              stamp.sec + 1e-9 * stamp.nanosec))
         self.state.position = list(message.position)
 
     def started(self) -> bool:
@@ -304,7 +308,7 @@ class NodeUnderLoad:
             self.target_publisher.publish(message)
             peer.spin_until(lambda: arrivals and arrivals[-1][0] >= sent
                             and np.sign(arrivals[-1][1]) == sign, 2.0)
-            moving = [arrival for arrival, velocity in arrivals
+            moving = [arrival for arrival, velocity, _ in arrivals
                       if arrival >= sent and np.sign(velocity) == sign]
             if moving:
                 latencies.append(moving[0] - sent)
@@ -315,10 +319,12 @@ class NodeUnderLoad:
 
     def load(self, seconds: float, target_rate: float = 0.0) -> Tuple[float, float]:
         """
-        Return (commands received per s, node CPU share) over ``seconds``.
+        Return (commands per s, node CPU share) over ``seconds``.
 
         ``target_rate``: the two targets alternate at that rate (per s) from 1 s before the
-        window (0: none, the arm at rest where the last target left it).
+        window (0: none, the arm at rest where the last target left it). The rate is that
+        of the commands received in the window by their stamps (the node's clock), so that
+        a backlog of the bench's own at either end of the window does not count.
         """
         if target_rate:
             index = [0]
@@ -332,7 +338,9 @@ class NodeUnderLoad:
         cpu_start, wall_start = cpu_seconds(self.process.process.pid), time.monotonic()
         self.peer.spin_for(seconds)
         wall = time.monotonic() - wall_start
-        return ((len(self.arrivals) - received) / wall,
+        stamps = [stamp for _, _, stamp in self.arrivals[received:]]
+        span = stamps[-1] - stamps[0] if len(stamps) > 1 else 0.0
+        return ((len(stamps) - 1) / span if span > 0.0 else 0.0,
                 (cpu_seconds(self.process.process.pid) - cpu_start) / wall)
 
     def close(self) -> None:
@@ -342,9 +350,10 @@ class NodeUnderLoad:
 
 
 def measure(update_rate: float, state_rate: float, seconds: float, log_path: str,
-            baseline: Optional[str], collision_checking: str, flood_rate: float = 0.0) -> str:
+            baseline: Optional[str], collision_checking: str, latency_targets: int,
+            flood_rate: float = 0.0) -> str:
     """
-    Return one row: rate and CPU at rest and moving, latency p50 / p99 (ms).
+    Return one row: rate and CPU at rest and moving, latency p50 / p99 / max (ms).
 
     A flood row (``flood_rate`` targets per s, the two targets alternating) has the flood's
     rate and CPU in the moving columns.
@@ -358,14 +367,15 @@ def measure(update_rate: float, state_rate: float, seconds: float, log_path: str
             received, cpu = load.load(seconds, flood_rate)
             return (f'| {state_rate:.0f} + {flood_rate:.0f} targets/s | {update_rate:.0f} | '
                     f'- | - | {received:.1f} | {100.0 * cpu:.0f} % | - |')
-        latency = load.latencies(LATENCY_TARGETS) * 1e3
+        latency = load.latencies(latency_targets) * 1e3
         received, cpu = load.load(seconds)
         moving_received, moving_cpu = load.load(seconds, 1.0 / MOVING_TARGET_PERIOD)
     finally:
         load.close()
     return (f'| {state_rate:.0f} | {update_rate:.0f} | {received:.1f} | {100.0 * cpu:.0f} % | '
             f'{moving_received:.1f} | {100.0 * moving_cpu:.0f} % | '
-            f'{np.percentile(latency, 50):.2f} / {np.percentile(latency, 99):.2f} |')
+            f'{np.percentile(latency, 50):.2f} / {np.percentile(latency, 99):.2f} / '
+            f'{latency.max():.2f} |')
 
 
 def main() -> None:
@@ -386,11 +396,14 @@ def main() -> None:
     parser.add_argument('--baseline', default='',
                         help='an earlier ros_ik source tree (e.g. a git worktree) whose node '
                              "runs each row just before this tree's, for a before/after table")
+    parser.add_argument('--latency-targets', type=int, default=20,
+                        help='targets per row whose latency is measured (100 or more for '
+                             'a p99 that is not the max)')
     parser.add_argument('--repeats', type=int, default=1,
                         help='measurements of each row per node, the nodes taking turns')
     args = parser.parse_args()
-    if args.repeats < 1:
-        parser.error('--repeats must be at least 1')
+    if args.repeats < 1 or args.latency_targets < 1:
+        parser.error('--repeats and --latency-targets must be at least 1')
     with tempfile.TemporaryDirectory() as folder:
         if args.session_seconds > 0:
             print_sessions(args.session_seconds, folder, args.arms)
@@ -401,9 +414,10 @@ def main() -> None:
     print(f'\nik_node, {ARM} arm (7 DOF), servo mode, JointState commands, collision_checking '
           f'{args.collision_checking}, a perfect arm in the bench process; each row measured '
           f'{args.repeats} time(s) per node, the nodes taking turns')
-    print('| node | joint_states Hz | update_rate | at rest: commands received per s | '
-          'node CPU | moving: commands received per s | node CPU | '
-          'target -> first moving command p50 / p99 ms |')
+    print('| node | joint_states Hz | update_rate | at rest: commands per s | '
+          'node CPU | moving: commands per s | node CPU | '
+          f'target -> first moving command p50 / p99 / max ms ({args.latency_targets} '
+          'targets) |')
     print('|---|---|---|---|---|---|---|---|')
     rows = [(rate, state_rate, 0.0) for state_rate in args.state_rates
             for rate in args.rates] + [(100.0, 1000.0, FLOOD_RATE)]
@@ -413,7 +427,7 @@ def main() -> None:
                 for label, baseline in versions:
                     log = os.path.join(folder, f'{label}_{index}_{repeat}.log')
                     row = measure(rate, state_rate, args.seconds, log, baseline,
-                                  args.collision_checking, flood_rate)
+                                  args.collision_checking, args.latency_targets, flood_rate)
                     print(f'| {label} {row}', flush=True)
 
 
