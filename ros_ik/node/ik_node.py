@@ -440,18 +440,23 @@ class IkNode(Node):
         self._periodic_timers['control'].reset()
 
     def _control_cycle(self) -> None:
-        """Hand the controller the newest inputs, run one cycle, publish what it returns."""
+        """
+        Hand the controller the newest inputs, run one cycle, publish what it returns.
+
+        The command first: the arm's controller waits for it; the log and the
+        manipulability do not.
+        """
         if self._controller is None:
             return  # inputs wait in their histories (the newest of each) for the model
         now = self._now()
         self._take_inputs(now)
         result = self._controller.cycle(now)
+        if result.command is not None:
+            self._publish_command(result.command)
         self._log(list(result.notices))
         if (result.manipulability is not None
                 and self._manipulability_publisher.get_subscription_count()):
             self._manipulability_publisher.publish(Float64(data=result.manipulability))
-        if result.command is not None:
-            self._publish_command(result.command)
 
     def _publish_command(self, command: Command) -> None:
         """Publish the command (stamped with the time it is for) in chain joint order."""
