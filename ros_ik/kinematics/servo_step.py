@@ -101,8 +101,9 @@ class TwistMotion:
     damping: float
     velocity_scaling: float
     at_position_limit: bool
-    # (m, n): the masked rows of the geometric Jacobian at q (base frame), the angular rows
-    # times orientation_weight: the J of step 3 (m/rad or m/m, and m/rad x weight)
+    # (m, n): the masked rows of the geometric Jacobian at q (base frame), the J of step 3:
+    # linear rows in m/rad (m/m for a prismatic joint), angular rows in rad/rad times
+    # orientation_weight (m/rad)
     task_jacobian: np.ndarray
 
 
