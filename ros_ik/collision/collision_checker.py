@@ -81,6 +81,12 @@ class Contact:
                 f'{self.distance:.3g} m apart; only motions that move them apart are allowed')
 
 
+def _is_row_of(kept: Optional[Tuple[Contact, np.ndarray]], contact: Contact) -> bool:
+    """Return whether ``kept`` (contact, row) is of ``contact``'s coal measure (its arrays)."""
+    return (kept is not None and kept[0].p_a is contact.p_a and kept[0].p_b is contact.p_b
+            and kept[0].normal is contact.normal)
+
+
 class CollisionChecker:
     """Checks of one :class:`CollisionModel` with a padding and a path spacing (m)."""
 
@@ -104,7 +110,10 @@ class CollisionChecker:
         self._bodies = np.empty((n + 1, 3, 4))
         self._walked = np.full(n, np.nan)  # the joints of the last walk (NaN: none yet)
         self._walked_bytes = b''
+        self.walk_count = 0  # walks so far: what was measured is kept while it stays
         self._measured_here: Dict[int, Contact] = {}  # pair -> coal's contact at _walked
+        # pair -> (the contact, its clearance-rate row) at _walked (clearance_rates)
+        self._rates_here: Dict[int, Tuple[Contact, np.ndarray]] = {}
         self._placed: Dict[int, object] = {}  # element -> its coal pose at _walked
         element_count = len(model.elements)
         self._world_ends = np.empty((element_count, 2, 3))
@@ -148,7 +157,9 @@ class CollisionChecker:
         kinematics = self.model.kinematics
         body_poses_into(q, kinematics.A, kinematics.prismatic, self._G, self._bodies)
         self._walked, self._walked_bytes = q.copy(), key
+        self.walk_count += 1
         self._measured_here.clear()
+        self._rates_here.clear()
         self._placed.clear()
         self._bounds_ready = False
 
@@ -339,6 +350,36 @@ class CollisionChecker:
                     and self.exact(Q[k], pair_index, k).distance < start - ESCAPE_TOLERANCE):
                 return k
         return None
+
+    def clearance_rates(self, q: np.ndarray, contacts: Sequence[Contact]) -> np.ndarray:
+        """
+        Return ``R`` (k, n): ``R[k] qdot`` is contact k's clearance rate (m/s) at ``q``.
+
+        ``R[k] = n_k^T (J_b(p_b) - J_a(p_a))`` (:meth:`normal_rates` of its witness points
+        on its two elements' bodies; the normal points from a toward b). The contacts are
+        measured at ``q`` (:meth:`exact_many`); each one's row is kept until another ``q``
+        comes, so an arm at rest computes it once (rows of another measure of the same
+        pair, other witness arrays, are computed anew).
+        """
+        self._walk_chain(q)
+        kept = self._rates_here
+        missing = [contact for contact in contacts
+                   if not _is_row_of(kept.get(contact.pair), contact)]
+        if missing:
+            elements, pairs = self.model.elements, self.model.pairs
+            normals = np.array([contact.normal for contact in missing])
+            rates = self.normal_rates(
+                q, [elements[pairs[contact.pair][1]].body for contact in missing]
+                + [elements[pairs[contact.pair][0]].body for contact in missing],
+                np.array([contact.p_b for contact in missing]
+                         + [contact.p_a for contact in missing]),
+                np.vstack([normals, normals]))
+            for contact, row in zip(missing, rates[:len(missing)] - rates[len(missing):]):
+                kept[contact.pair] = (contact, row)
+        rows = np.empty((len(contacts), self.model.kinematics.n_joints))
+        for k, contact in enumerate(contacts):
+            rows[k] = kept[contact.pair][1]
+        return rows
 
     def normal_rates(self, q: np.ndarray, bodies: Sequence[int], points: np.ndarray,
                      normals: np.ndarray) -> np.ndarray:

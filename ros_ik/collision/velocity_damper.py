@@ -84,15 +84,13 @@ def _bounds(distance: np.ndarray, stop_distance: float, slowdown_distance: float
 
 def damper_rows(checker: CollisionChecker, q: np.ndarray, contacts: Sequence[Contact],
                 rule: DamperRule) -> Tuple[np.ndarray, np.ndarray]:
-    """Return ``A`` (k, n) and ``b`` (k,) of the damper constraints ``A qdot >= b``."""
-    model = checker.model
-    ends = [model.pairs[contact.pair] for contact in contacts]
-    normals = np.array([contact.normal for contact in contacts])
-    rates = checker.normal_rates(
-        q, [model.elements[b].body for _, b in ends] + [model.elements[a].body for a, _ in ends],
-        np.array([contact.p_b for contact in contacts] + [contact.p_a for contact in contacts]),
-        np.vstack([normals, normals]))
-    return (rates[:len(contacts)] - rates[len(contacts):],
+    """
+    Return ``A`` (k, n) and ``b`` (k,) of the damper constraints ``A qdot >= b``.
+
+    ``A``: the contacts' clearance rates (:meth:`CollisionChecker.clearance_rates`, kept
+    for an arm at rest), ``b``: :meth:`DamperRule.bound` of their distances.
+    """
+    return (checker.clearance_rates(q, contacts),
             rule.bound([contact.distance for contact in contacts]))
 
 

@@ -61,6 +61,8 @@ class CollisionGuard:
     def __init__(self, checker: CollisionChecker) -> None:
         """Keep the checker (its padding and resolution are the settings')."""
         self.checker = checker
+        # what prepare_damper measured last: the joints' bytes, the distance, the walk
+        self._prepared: Tuple[bytes, float, int] = (b'', 0.0, -1)
 
     def _path(self, generator: OnlineGenerator, state: MotionState,
               target: np.ndarray) -> Optional[Tuple[np.ndarray, np.ndarray]]:
@@ -125,15 +127,20 @@ class CollisionGuard:
 
     def prepare_damper(self, q: np.ndarray, settings: Settings) -> None:
         """
-        Measure (coal) every pair within the slow-down distance at ``q``: an arm at rest.
+        Measure every pair within the slow-down distance at ``q``: an arm at rest.
 
-        The damper's first call at ``q`` (the first cycle toward a new target, whose
-        velocity may bring any of them into play) then finds them measured: the checker
-        keeps them until it walks another configuration. Measured once; later calls at the
-        same ``q`` only look them up.
+        Coal's clearance and witnesses, and the clearance-rate row each pair would add to
+        the damper. The damper's first call at ``q`` (the first cycle toward a new target,
+        whose velocity may bring any of them into play) then finds them measured: the
+        checker keeps them until it walks another configuration. Measured once; later
+        calls at the same ``q`` cost a comparison while the checker has walked nowhere
+        else.
         """
-        within = _slowdown_distance(settings)
-        self.checker.contacts(q, within)
+        checker, within = self.checker, _slowdown_distance(settings)
+        if self._prepared == (q.tobytes(), within, checker.walk_count):
+            return
+        checker.clearance_rates(q, checker.contacts(q, within))
+        self._prepared = (q.tobytes(), within, checker.walk_count)
 
     def nearest(self, q: np.ndarray) -> Optional[Contact]:
         """Return the closest checked pair at ``q`` (None without pairs)."""

@@ -18,6 +18,7 @@ The collision layer against coal, brute force and closed forms; pairs, scene and
 Real arms with meshes and SRDFs come from example-robot-data (skipped without it).
 """
 
+from dataclasses import replace
 import itertools
 import re
 
@@ -479,6 +480,44 @@ def test_normal_rates_match_finite_differences():
     expected = np.einsum('kc,kcj->kj', normals, velocities)
     assert expected[0] == pytest.approx(0.0) and np.abs(expected[-1]).max() > 0.1
     assert checker.normal_rates(q, bodies, points, normals) == pytest.approx(expected, abs=1e-6)
+
+
+@needs_example_robots
+def test_clearance_rates_are_the_derivatives_of_the_clearances(monkeypatch):
+    """
+    Check each contact's row against central differences of its coal clearance (UR5).
+
+    Self and floor pairs within 0.3 m, apart by more than 5 mm (smooth there). The rows
+    are kept for the joints: asked again at the same joints, none is computed; another
+    measure of a pair (other witness arrays) or other joints compute them anew.
+    """
+    _, model, _, _ = example_model('ur5')
+    checker = CollisionChecker(model, 0.0, 0.01)
+    q = np.array([-0.1, -0.81, 2.21, -1.02, -1.74, -0.01])
+    contacts = [contact for contact in checker.contacts(q, 0.3) if contact.distance > 0.005]
+    rows = checker.clearance_rates(q, contacts)
+    reference = CollisionChecker(model, 0.0, 0.01)
+    pairs = [contact.pair for contact in contacts]
+
+    def clearances(q_moved: np.ndarray) -> np.ndarray:
+        return np.array([contact.distance for contact in reference.exact_many(q_moved, pairs)])
+    h = 1e-4
+    expected = np.stack([(clearances(q + h * e) - clearances(q - h * e)) / (2.0 * h)
+                         for e in np.eye(len(q))], axis=1)
+    assert len(contacts) > 5 and np.abs(expected).max() > 0.1
+    assert rows == pytest.approx(expected, abs=1e-6)
+    computed = []
+    normal_rates = checker.normal_rates
+    monkeypatch.setattr(checker, 'normal_rates',
+                        lambda *args: computed.append(len(args[2])) or normal_rates(*args))
+    assert np.array_equal(checker.clearance_rates(q, contacts[::-1]), rows[::-1])
+    assert not computed
+    again = replace(contacts[0], p_a=contacts[0].p_a.copy())
+    assert checker.clearance_rates(q, [again]) == pytest.approx(rows[:1], abs=1e-12)
+    assert computed == [2]  # its two witness points
+    q_other = q + 0.01
+    assert checker.clearance_rates(q_other, checker.exact_many(q_other, pairs)).shape == rows.shape
+    assert computed == [2, 2 * len(pairs)]
 
 
 @needs_example_robots

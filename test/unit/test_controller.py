@@ -465,17 +465,20 @@ def test_an_arm_at_rest_at_its_target_reuses_the_servo_step_until_an_input_chang
     assert tip_error(controller, q, controller.arm.kinematics.tip_pose(home)) < 1e-3
 
 
-@pytest.mark.parametrize('mode, next_input, rest_cycles',
-                         [('servo', 'target', 0), ('servo', 'target', 100), ('solve', 'twist', 0)])
+@pytest.mark.parametrize('mode, next_input, rest_cycles, rows_used',
+                         [('servo', 'target', 0, True), ('servo', 'target', 100, True),
+                          ('solve', 'twist', 0, False)])
 def test_an_arm_at_rest_has_the_damper_pairs_measured_before_the_next_input(
-        monkeypatch, mode, next_input, rest_cycles):
+        monkeypatch, mode, next_input, rest_cycles, rows_used):
     """
-    Check the first cycle of an input to an arm at rest: no coal measure at its joints.
+    Check the first cycle of an input to an arm at rest: nothing measured at its joints.
 
     The cycle that brought the commands to rest measured the pairs within the slow-down
-    distance there (the Panda near home has some), so the first damper call of a target
-    or jog that comes with the first command at rest, or later, only looks them up: in
-    servo mode, and in solve mode for a jog (which goes through the damper too).
+    distance there (the Panda near home has some) and their damper rows, so the first
+    damper call of a target or jog that comes with the first command at rest, or later,
+    only looks them up (no coal measure, no row computed): in servo mode, and in solve
+    mode for a jog (which goes through the damper too). The targets' first velocity
+    needs rows; the slow jog needs none.
     """
     controller = controller_for('panda', mode=mode, update_rate=1000.0)
     guard = bundled_guard(controller, 'panda')
@@ -492,20 +495,56 @@ def test_an_arm_at_rest_has_the_damper_pairs_measured_before_the_next_input(
         q = q if command is None else command.q
         moved = moved or (command is not None and bool(command.velocity.any()))
         rested += moved and controller.is_at_rest()
-    measures = []
-    coal_distance = guard.checker._coal.distance
-    monkeypatch.setattr(guard.checker._coal, 'distance',
+    measures, rows_computed, rows_asked = [], [], []
+    checker = guard.checker
+    coal_distance, normal_rates, clearance_rates = (checker._coal.distance,
+                                                    checker.normal_rates,
+                                                    checker.clearance_rates)
+    monkeypatch.setattr(checker._coal, 'distance',
                         lambda *args: measures.append(1) or coal_distance(*args))
+    monkeypatch.setattr(checker, 'normal_rates',
+                        lambda *args: rows_computed.append(1) or normal_rates(*args))
+    monkeypatch.setattr(checker, 'clearance_rates',
+                        lambda q, contacts: rows_asked.extend(contacts)
+                        or clearance_rates(q, contacts))
     if next_input == 'target':
         controller.set_target('', *pose_of(kinematics.tip_pose(home + 0.3)), 'pose')
     else:
         controller.set_twist('', (0.0, 0.0, 0.05), (0.0, 0.0, 0.0), now)
     controller.update_joint_state(names, q, now)
     first = controller.cycle(now).command
-    assert np.abs(first.velocity).max() > 0.0 and not measures
+    assert np.abs(first.velocity).max() > 0.0 and not measures and not rows_computed
+    assert bool(rows_asked) == rows_used
     settings = controller.settings
     within = max(settings.collision_slowdown_distance, settings.collision_stop_distance)
     assert guard.checker.contacts(q, within)  # there were pairs for the damper to consider
+
+
+def test_the_damper_is_prepared_again_only_where_the_checker_forgot(monkeypatch):
+    """
+    Check ``prepare_damper`` at the joints it prepared: nothing asked again of the checker.
+
+    Once the checker walks other joints (a step check, the diagnostics), the next call at
+    the rest joints measures them again; so does another slow-down distance.
+    """
+    controller = controller_for('panda')
+    guard = bundled_guard(controller, 'panda')
+    checker, settings = guard.checker, controller.settings
+    q = np.array(BUNDLED_ARMS['panda'].home)
+    asked = []
+    contacts = checker.contacts
+    monkeypatch.setattr(checker, 'contacts',
+                        lambda q, within: asked.append(within) or contacts(q, within))
+    guard.prepare_damper(q, settings)
+    guard.prepare_damper(q.copy(), settings)
+    assert len(asked) == 1 and contacts(q, asked[0])  # there were pairs to measure
+    checker.nearest(q + 0.1)
+    guard.prepare_damper(q, settings)
+    assert len(asked) == 2
+    wider = settings.updated({'collision_slowdown_distance':
+                              2.0 * settings.collision_slowdown_distance})
+    guard.prepare_damper(q, wider)
+    assert asked == [asked[0], asked[0], 2.0 * asked[0]]
 
 
 @pytest.mark.parametrize('update_rate, cycles_per_step',
