@@ -303,12 +303,16 @@ class NodeUnderLoad:
         Record the commands received since the last take; the arm is where commanded.
 
         Kept per command: its reception stamp (system clock, s; where the middleware has
-        none, the time of the take), the first joint's velocity and the stamp (s).
+        none, the time of the take), the first joint's velocity and the stamp (s). Taken
+        with ``now`` 0, each receive time is the stamp's offset (s, <= 0) from the wall
+        clock that the take reads at its end, here just after it.
         """
-        for data, received in self._commands.take(time.time()):
+        taken = self._commands.take(0.0)
+        taken_at = time.time()
+        for data, offset in taken:
             message = deserialize_message(data, JointState)
             stamp = message.header.stamp
-            self.arrivals.append((received, message.velocity[0],
+            self.arrivals.append((taken_at + offset, message.velocity[0],
                                   stamp.sec + 1e-9 * stamp.nanosec))
             self.state.position = list(message.position)
 
