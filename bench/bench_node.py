@@ -91,6 +91,8 @@ from ros_ik.kinematics.transforms import pose_error  # noqa: E402
 from ros_ik.kinematics.urdf_loader import load_urdf_file  # noqa: E402
 from ros_ik.node.messages import pose_message  # noqa: E402
 from ros_ik.node.polled_inputs import PolledInputs  # noqa: E402
+from ros_ik.node.stop_signals import (install as install_stop_signals,  # noqa: E402
+                                      stop_requested)
 from ros_ik.tools.node_processes import NodeProcess, RosPeer  # noqa: E402
 from ros_ik.trajectory.stream_check import stream_peaks  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
@@ -134,7 +136,7 @@ class Session:
             NodeProcess('ik_node', {**model, 'mode': mode, 'velocity_scale': VELOCITY_SCALE},
                         os.path.join(folder, f'ik_{arm_name}_{mode}.log'))]
         self.rows = list(arm.task_rows)
-        self.peer = RosPeer('bench_session')
+        self.peer = RosPeer('bench_session', stop_requested)
         self.epoch = int(time.time())
         self.stamps: List[float] = []
         self.commands: List[np.ndarray] = []
@@ -280,7 +282,7 @@ class NodeUnderLoad:
                         'mode': 'servo', 'update_rate': float(update_rate),
                         'collision_checking': collision_checking}, log_path,
             program=program, environment={'PYTHONPATH': baseline} if baseline else None)
-        self.peer = RosPeer('bench_node', node_executor=True)
+        self.peer = RosPeer('bench_node', stop_requested, node_executor=True)
         self.arrivals: List[tuple] = []
         self.state = JointState(name=list(chain.joint_names),
                                 position=[float(v) for v in home])
@@ -456,4 +458,10 @@ def main() -> None:
 
 
 if __name__ == '__main__':
-    main()
+    # Ctrl-C or SIGTERM: the peer's next spin raises KeyboardInterrupt, the row's or
+    # session's cleanup stops its processes, then a clean exit.
+    install_stop_signals()
+    try:
+        main()
+    except KeyboardInterrupt:
+        print('\nbench interrupted; its processes stopped')
