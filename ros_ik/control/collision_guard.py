@@ -33,11 +33,12 @@ between two samples):
 A pair already in collision (a bad start, a new scene object) may only move apart.
 """
 
+from dataclasses import dataclass
 from typing import Optional, Tuple
 
 import numpy as np
 from ros_ik.collision.collision_checker import CollisionChecker, Contact
-from ros_ik.collision.velocity_damper import damped_velocity, DamperRule
+from ros_ik.collision.velocity_damper import constrained_velocity, damped_velocity, DamperRule
 from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.joint_limits import speed_scale
 from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator
@@ -55,14 +56,26 @@ def _slowdown_distance(settings: Settings) -> float:
     return max(settings.collision_slowdown_distance, settings.collision_stop_distance)
 
 
+@dataclass(frozen=True)
+class PreparedDamper:
+    """Every pair within the slow-down distance of an arm at rest, and its damper row."""
+
+    key: Tuple[bytes, float, int]  # the joints' bytes, the slow-down distance (m), the walk
+    contacts: Tuple[Contact, ...]  # coal's, each closer than the slow-down distance
+    rows: np.ndarray  # (k, n): their clearance rates (CollisionChecker.clearance_rates)
+    distances: np.ndarray  # (k,): their clearances (m)
+
+
+NOTHING_PREPARED = PreparedDamper((b'', 0.0, -1), (), np.zeros((0, 0)), np.zeros(0))
+
+
 class CollisionGuard:
     """The collision checks of one controller (see the module docstring)."""
 
     def __init__(self, checker: CollisionChecker) -> None:
         """Keep the checker (its padding and resolution are the settings')."""
         self.checker = checker
-        # what prepare_damper measured last: the joints' bytes, the distance, the walk
-        self._prepared: Tuple[bytes, float, int] = (b'', 0.0, -1)
+        self._prepared = NOTHING_PREPARED  # what prepare_damper measured last
 
     def _path(self, generator: OnlineGenerator, state: MotionState,
               target: np.ndarray) -> Optional[Tuple[np.ndarray, np.ndarray]]:
@@ -108,6 +121,15 @@ class CollisionGuard:
         commands to follow without overshoot; the result within the velocity limits. The contact
         returned is the closest pair when it is at the stop distance and the damper took
         most of the velocity away (None: nothing stops the arm).
+
+        At joints :meth:`prepare_damper` measured (while the checker walked nowhere else),
+        one compiled solve with every prepared pair's row
+        (:func:`ros_ik.collision.velocity_damper.constrained_velocity`): the same velocity
+        as the lazy :func:`ros_ik.collision.velocity_damper.damped_velocity` (whose rows'
+        solution meets every pair's row, so solves the problem with all of them; H is
+        positive definite, the solution unique) without its rounds of bounds and rows.
+        The pairs closer than the stop tolerance, the only ones ``stopping`` looks at, are
+        among the contacts of both.
         """
         within = _slowdown_distance(settings)
         rule = DamperRule(settings.collision_stop_distance, within,
@@ -116,9 +138,15 @@ class CollisionGuard:
                           self.checker.padding)
         lam = max(damping, DAMPER_METRIC_DAMPING)
         H = J_task.T @ J_task + lam * lam * np.eye(len(q))
-        damped, contacts = damped_velocity(
-            self.checker, q, qdot, H, rule,
-            max(settings.collision_stop_distance + STOP_TOLERANCE, self.checker.padding))
+        prepared = self._prepared
+        if prepared.key == (q.tobytes(), within, self.checker.walk_count):
+            damped, contacts = constrained_velocity(
+                np.ascontiguousarray(qdot, dtype=float), H, prepared.rows,
+                rule.bound(prepared.distances)), prepared.contacts
+        else:
+            damped, contacts = damped_velocity(
+                self.checker, q, qdot, H, rule,
+                max(settings.collision_stop_distance + STOP_TOLERANCE, self.checker.padding))
         closest = min(contacts, key=lambda contact: contact.distance, default=None)
         stopping = (closest is not None
                     and closest.distance <= settings.collision_stop_distance + STOP_TOLERANCE
@@ -129,18 +157,20 @@ class CollisionGuard:
         """
         Measure every pair within the slow-down distance at ``q``: an arm at rest.
 
-        Coal's clearance and witnesses, and the clearance-rate row each pair would add to
-        the damper. The damper's first call at ``q`` (the first cycle toward a new target,
-        whose velocity may bring any of them into play) then finds them measured: the
-        checker keeps them until it walks another configuration. Measured once; later
-        calls at the same ``q`` cost a comparison while the checker has walked nowhere
-        else.
+        Coal's clearance and witnesses, and the clearance-rate row each pair adds to the
+        damper. The damper's first call at ``q`` (the first cycle toward a new target,
+        whose velocity may bring any of them into play) then solves with them at once
+        (:meth:`damped_velocity`), while the checker has walked nowhere else. Measured
+        once; later calls at the same ``q`` cost a comparison.
         """
         checker, within = self.checker, _slowdown_distance(settings)
-        if self._prepared == (q.tobytes(), within, checker.walk_count):
+        if self._prepared.key == (q.tobytes(), within, checker.walk_count):
             return
-        checker.clearance_rates(q, checker.contacts(q, within))
-        self._prepared = (q.tobytes(), within, checker.walk_count)
+        contacts = checker.contacts(q, within)
+        rows = checker.clearance_rates(q, contacts)
+        self._prepared = PreparedDamper(
+            (q.tobytes(), within, checker.walk_count), contacts, rows,
+            np.array([contact.distance for contact in contacts], dtype=float))
 
     def nearest(self, q: np.ndarray) -> Optional[Contact]:
         """Return the closest checked pair at ``q`` (None without pairs)."""
