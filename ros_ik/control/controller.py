@@ -303,6 +303,7 @@ class IkController:
         # The last servo motion (by target, mask, settings, collision model) and the
         # command time until which it is held while the joints move.
         self._servo_motion: LastResult[ServoMotion] = LastResult()
+        self._options: LastResult[ServoOptions] = LastResult()  # of the settings, mask
         self._servo_held_until = -np.inf
 
     # ------------------------------------------------------------------ inputs
@@ -762,13 +763,23 @@ class IkController:
 
     def _differential_options(self, mask: Tuple[bool, ...],
                               damping_fraction: float = 1.0) -> ServoOptions:
-        """Return the servo step's options of the current settings (jogs use them as well)."""
+        """
+        Return the servo step's options of the current settings (jogs use them as well).
+
+        Kept while the settings, the mask and the fraction stay the same (a cycle asks every
+        time); nothing writes to them.
+        """
         settings = self.settings
-        return ServoOptions(gain=settings.gain, max_linear_speed=settings.max_linear_speed,
-                            max_angular_speed=settings.max_angular_speed,
-                            velocity_limits=settings.velocity_scale * self.limits.velocity,
-                            orientation_weight=settings.orientation_weight, mask=mask,
-                            damping=self._damping(damping_fraction))
+        inputs = (settings, mask, (damping_fraction,))
+        options = self._options.reused(inputs)
+        if options is None:
+            options = self._options.keep(inputs, ServoOptions(
+                gain=settings.gain, max_linear_speed=settings.max_linear_speed,
+                max_angular_speed=settings.max_angular_speed,
+                velocity_limits=settings.velocity_scale * self.limits.velocity,
+                orientation_weight=settings.orientation_weight, mask=mask,
+                damping=self._damping(damping_fraction)))
+        return options
 
     def _servo_cycle(self, target: Target, mask: Tuple[bool, ...], notices: List[Notice],
                      dt: float):

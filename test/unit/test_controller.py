@@ -591,6 +591,30 @@ def test_the_damper_is_prepared_again_only_where_the_checker_forgot(monkeypatch)
     assert asked == [asked[0], asked[0], 2.0 * asked[0]]
 
 
+def test_the_servo_options_follow_the_settings(monkeypatch):
+    """
+    Check every servo step gets the options of its cycle's settings.
+
+    The options are kept between cycles while the settings stay the same object, and made
+    anew from settings set at run time (gain, velocity_scale).
+    """
+    controller, _, home = panda_servo_toward([0.2, -0.1, 0.1, 0.1, 0.0, 0.1, 0.0],
+                                             monkeypatch)
+    options = []
+    step = controller.arm.servo.step
+    monkeypatch.setattr(controller.arm.servo, 'step',
+                        lambda *args: options.append(args[2]) or step(*args))
+    q, _ = run_loop(controller, home, 0.05)
+    kept = len(options)
+    controller.settings = controller.settings.updated({'gain': 4.0, 'velocity_scale': 0.2})
+    run_loop(controller, q, 0.05, start=0.05)
+    assert kept > 1 and all(option is options[0] for option in options[:kept])
+    assert options[0].gain == 5.0 and options[0].velocity_limits == pytest.approx(
+        0.5 * controller.limits.velocity)
+    assert len(options) > kept and options[-1].gain == 4.0
+    assert options[-1].velocity_limits == pytest.approx(0.2 * controller.limits.velocity)
+
+
 @pytest.mark.parametrize('update_rate, cycles_per_step',
                          [(100.0, 1), (500.0, 2), (1000.0, 5)])
 def test_a_fast_servo_loop_computes_the_servo_velocity_every_servo_period(
