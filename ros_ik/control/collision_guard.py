@@ -69,6 +69,12 @@ class PreparedDamper:
 NOTHING_PREPARED = PreparedDamper((b'', 0.0, -1), (), np.zeros((0, 0)), np.zeros(0))
 
 
+def _prepared_key(checker: CollisionChecker, q: np.ndarray,
+                  within: float) -> Tuple[bytes, float, int]:
+    """Return :attr:`PreparedDamper.key` of joints ``q`` and slow-down distance ``within``."""
+    return q.tobytes(), within, checker.walk_count
+
+
 class CollisionGuard:
     """The collision checks of one controller (see the module docstring)."""
 
@@ -139,7 +145,7 @@ class CollisionGuard:
         lam = max(damping, DAMPER_METRIC_DAMPING)
         H = J_task.T @ J_task + lam * lam * np.eye(len(q))
         prepared = self._prepared
-        if prepared.key == (q.tobytes(), within, self.checker.walk_count):
+        if prepared.key == _prepared_key(self.checker, q, within):
             damped, contacts = constrained_velocity(
                 np.ascontiguousarray(qdot, dtype=float), H, prepared.rows,
                 rule.bound(prepared.distances)), prepared.contacts
@@ -164,12 +170,12 @@ class CollisionGuard:
         once; later calls at the same ``q`` cost a comparison.
         """
         checker, within = self.checker, _slowdown_distance(settings)
-        if self._prepared.key == (q.tobytes(), within, checker.walk_count):
+        if self._prepared.key == _prepared_key(checker, q, within):
             return
         contacts = checker.contacts(q, within)
         rows = checker.clearance_rates(q, contacts)
         self._prepared = PreparedDamper(
-            (q.tobytes(), within, checker.walk_count), contacts, rows,
+            _prepared_key(checker, q, within), contacts, rows,
             np.array([contact.distance for contact in contacts], dtype=float))
 
     def nearest(self, q: np.ndarray) -> Optional[Contact]:

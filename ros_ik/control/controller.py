@@ -634,8 +634,9 @@ class IkController:
 
         From the cycle that brings the commands to rest (a target arriving with that
         command finds them measured): the first cycle toward a new target or jog then
-        only looks them up (:meth:`CollisionGuard.prepare_damper`). Later rest cycles at
-        the same joints cost a comparison, unless the checker measured elsewhere meanwhile.
+        solves the damper with them at once (:meth:`CollisionGuard.prepare_damper`,
+        :meth:`CollisionGuard.damped_velocity`). Later rest cycles at the same joints
+        cost a comparison, unless the checker measured elsewhere meanwhile.
         """
         if self.collision is not None and self._motion.is_at_rest():
             self.collision.prepare_damper(self._motion.position, self.settings)
