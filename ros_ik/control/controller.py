@@ -402,15 +402,22 @@ class IkController:
         self._check_start = True
 
     # ------------------------------------------------------------------- cycle
-    def cycle(self, now: float) -> CycleResult:
-        """Run one control cycle at time ``now`` (s); return the command and notices."""
+    def cycle(self, now: float, measure: bool = True) -> CycleResult:
+        """
+        Run one control cycle at time ``now`` (s); return the command and notices.
+
+        ``measure`` False: the cycle keeps the last manipulability measures, however old,
+        and publishes none (the next cycle with ``measure`` takes them again where due).
+        For a cycle whose command a controller is waiting for: the node's cycle on an
+        input's arrival, with the arm at rest.
+        """
         settings = self.settings
         q_measured = self.joints.positions()
         if q_measured is None:
             message = 'waiting for joint_states with ' + ', '.join(self.joints.missing_joints())
             self.status = CycleStatus('WARN', message)
             return CycleResult(notices=(Notice('info', 'joint_states:waiting', message),))
-        measures, fresh = self._measures(q_measured, now)
+        measures, fresh = self._measures(q_measured, now, measure)
         published = measures.yoshikawa if fresh else None
         values: Dict[str, object] = {'manipulability': measures.yoshikawa,
                                      'sigma_min': measures.sigma_min,
@@ -462,16 +469,18 @@ class IkController:
                                    self._last_time, horizon), published,
                            tuple(notices))
 
-    def _measures(self, q_measured: np.ndarray, now: float) -> Tuple[Manipulability, bool]:
+    def _measures(self, q_measured: np.ndarray, now: float,
+                  measure: bool) -> Tuple[Manipulability, bool]:
         """
         Return the manipulability at the measured joints and whether it was just computed.
 
         Computed at most every ``MEASURE_PERIOD`` s (a 1 kHz loop reuses it for 10 ms):
         the diagnostics, the singularity warning and ``~/manipulability`` need no more. An
         arm at rest (the same joints, bit for bit) reuses it longer: the same value.
+        ``measure`` False: the last measures, if any, whatever their age and joints.
         """
         measured_at, measures = self._measured
-        if measures is not None and 0.0 <= now - measured_at < MEASURE_PERIOD:
+        if measures is not None and (not measure or 0.0 <= now - measured_at < MEASURE_PERIOD):
             return measures, False
         inputs = (q_measured.tobytes(),)
         measures = self._measures_at.reused(inputs)

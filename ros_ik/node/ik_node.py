@@ -436,21 +436,23 @@ class IkNode(Node):
         if controller is None or not self._early_cycle_allowed or not controller.is_at_rest():
             return
         self._early_cycle_allowed = False
-        self._control_cycle()
+        self._control_cycle(measure=False)
         self._periodic_timers['control'].reset()
 
-    def _control_cycle(self) -> None:
+    def _control_cycle(self, measure: bool = True) -> None:
         """
         Hand the controller the newest inputs, run one cycle, publish what it returns.
 
         The command first: the arm's controller waits for it; the log and the
-        manipulability do not.
+        manipulability do not. ``measure`` False (a cycle on an input's arrival): the
+        manipulability measures (a Jacobian and its SVD) wait for the timer's next cycle,
+        at most a period later.
         """
         if self._controller is None:
             return  # inputs wait in their histories (the newest of each) for the model
         now = self._now()
         self._take_inputs(now)
-        result = self._controller.cycle(now)
+        result = self._controller.cycle(now, measure)
         if result.command is not None:
             self._publish_command(result.command)
         self._log(list(result.notices))

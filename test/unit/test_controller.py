@@ -32,7 +32,7 @@ from ros_ik.collision.shapes import search_path_packages
 from ros_ik.control import collision_guard
 from ros_ik.control.arm import ControlledArm
 from ros_ik.control.collision_guard import CollisionGuard
-from ros_ik.control.controller import Command, IkController
+from ros_ik.control.controller import Command, IkController, MEASURE_PERIOD
 from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_path,
                                             bundled_urdf_path, load_bundled_chain,
@@ -158,6 +158,24 @@ def test_planar_arm_manipulability_is_three_and_no_target_is_ok():
     assert result.manipulability == pytest.approx(3.0, abs=1e-12)
     assert result.command is None
     assert (controller.status.level, controller.status.message) == ('OK', 'no target yet')
+
+
+def test_a_cycle_without_measuring_keeps_the_last_manipulability_until_the_next_one():
+    """
+    Check ``cycle(now, measure=False)``: the last measures kept, none published; then due.
+
+    Planar 2-link arm (L1 = 2, L2 = 1.5): w = L1 L2 sin(theta2) is 3 at 90 deg, 1.5 at 30 deg.
+    """
+    controller = controller_for('planar_2link')
+    joints = ('shoulder', 'elbow')
+    controller.update_joint_state(joints, (0.3, math.pi / 2), 0.0)
+    assert controller.cycle(0.0).manipulability == pytest.approx(3.0, abs=1e-12)
+    later = 10 * MEASURE_PERIOD
+    controller.update_joint_state(joints, (0.3, math.pi / 6), later)
+    assert controller.cycle(later, measure=False).manipulability is None
+    assert controller.status.values['manipulability'] == pytest.approx(3.0, abs=1e-12)
+    assert controller.cycle(later).manipulability == pytest.approx(1.5, abs=1e-12)
+    assert controller.status.values['manipulability'] == pytest.approx(1.5, abs=1e-12)
 
 
 def test_bad_targets_are_refused_and_the_last_good_one_kept():
