@@ -1004,7 +1004,9 @@ class IkController:
 
         Solutions are tried nearest first (continuous joints the short way), at most
         ``MAX_CHECKED_SOLUTIONS`` distinct ones and none after ``deadline`` (perf_counter
-        s) but the first; without collision checks the nearest wins.
+        s) but the first; without collision checks the nearest wins. A refusal names the
+        pair in collision at the nearest goal if there is one (:meth:`_goal_in_collision`),
+        else the first contact of the last motion checked.
         """
         seed = self._motion.position
         goals = [short_way(q, seed, self.arm.chain.is_continuous) for q in solutions]
@@ -1028,12 +1030,24 @@ class IkController:
                 self._checked_goal = goal
                 return goal
             self._blocked_goals.append((seed.copy(), goal, contact))
-        self._refusal = contact
+        contact = self._refusal = self._goal_in_collision(tried[0]) or contact
         self._goal_reason = f'the motion would bring {contact.text()}'
         notices.append(Notice('warn', 'target:collision', f'no collision-free IK solution: '
                               f'the motion would bring {contact.text()} (attempt '
                               f'{self._solve_attempts} of {SOLVE_ATTEMPTS})'))
         return None
+
+    def _goal_in_collision(self, goal: np.ndarray) -> Optional[Contact]:
+        """
+        Return the closest pair at ``goal`` if it is in collision there (None: it is not).
+
+        A refusal names it before the contact of the last motion checked: a target inside
+        an obstacle (or under the floor) is refused naming the obstacle, whichever pair the
+        motions toward its solutions would meet first on the way.
+        """
+        contact = self.collision.nearest(goal)
+        return (contact if contact is not None
+                and contact.distance < self.collision.checker.padding else None)
 
     def _known_blocked(self, goal: np.ndarray) -> Optional[Contact]:
         """Return the contact of ``goal``'s motion if checked before from this rest state."""

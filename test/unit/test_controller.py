@@ -37,6 +37,7 @@ from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_path,
                                             bundled_urdf_path, load_bundled_chain,
                                             srdf_beside)
+from ros_ik.kinematics.ik_solver import IkResult
 from ros_ik.kinematics.joint_limits import speed_scale
 from ros_ik.kinematics.task_space import axes_text
 from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error, rpy_to_matrix
@@ -461,6 +462,39 @@ def panda_servo_toward(offset: List[float], monkeypatch, **settings
     T_goal = controller.arm.kinematics.tip_pose(home + np.array(offset))
     controller.set_target('', *pose_of(T_goal), 'pose')
     return controller, computed, home
+
+
+def box_at_tip(controller: IkController, name: str, q: np.ndarray) -> str:
+    """Return a scene YAML entry: a 0.2 m box named ``name`` around the tip at ``q``."""
+    x, y, z = controller.arm.kinematics.tip_pose(q)[:3, 3]
+    return (f'  - {{name: {name}, type: box, size: [0.2, 0.2, 0.2], '
+            f'pose: {{xyz: [{x}, {y}, {z}]}}}}\n')
+
+
+def test_a_refusal_names_the_obstacle_the_nearest_solution_ends_in(monkeypatch):
+    """
+    Check a refusal names the pair in collision at the nearest goal, not the last motion's.
+
+    UR5 in solve mode; the solver's answer is fixed: the nearest solution ends inside a
+    crate, the second ends free but its motion (the base swung 2 rad) crosses a wall
+    around the tip's midway pose. The last motion checked meets the wall first (a time
+    budget long enough for both checks).
+    """
+    controller = controller_for('ur5', mode='solve', solve_time_budget=1.0)
+    in_crate, beyond_wall = UR5_GOAL, UR5_HOME + np.array([2.0, 0, 0, 0, 0, 0])
+    scene = ('objects:\n' + box_at_tip(controller, 'crate', in_crate)
+             + box_at_tip(controller, 'wall', (UR5_HOME + beyond_wall) / 2))
+    checker = CollisionChecker(bundled_model(controller, 'ur5', scene), 0.0, 0.01)
+    assert [checker.nearest(q).distance > 0.0 for q in (UR5_HOME, in_crate, beyond_wall)] == [
+        True, False, True]
+    controller.set_collision_guard(CollisionGuard(checker))
+    answer = IkResult(in_crate, True, 1, 0, 0.0, 0.0, 0.0, 0.0, '', (in_crate, beyond_wall))
+    monkeypatch.setattr(controller.arm.solver, 'solve', lambda *_: answer)
+    controller.update_joint_state(controller.arm.chain.joint_names, UR5_HOME, 0.0)
+    controller.set_target('', *pose_of(controller.arm.kinematics.tip_pose(in_crate)), 'pose')
+    refusals = [notice.message for notice in controller.cycle(0.0).notices
+                if notice.key == 'target:collision']
+    assert len(refusals) == 1 and 'into crate' in refusals[0], refusals
 
 
 def test_an_arm_at_rest_at_its_target_reuses_the_servo_step_until_an_input_changes(
