@@ -564,10 +564,9 @@ class IkController:
 
     def _in_collision_notices(self) -> List[Notice]:
         """Say so when the commanded state is in collision (only moving apart is allowed)."""
-        if self.collision is None:
-            return []
-        contact = self.collision.nearest(self._motion.position)
-        if contact is None or contact.distance >= self.collision.checker.padding:
+        contact = (self._collision_at(self._motion.position) if self.collision is not None
+                   else None)
+        if contact is None:
             return []
         return [Notice('warn', 'collision:start', contact.in_collision_text())]
 
@@ -1005,7 +1004,7 @@ class IkController:
         Solutions are tried nearest first (continuous joints the short way), at most
         ``MAX_CHECKED_SOLUTIONS`` distinct ones and none after ``deadline`` (perf_counter
         s) but the first; without collision checks the nearest wins. A refusal names the
-        pair in collision at the nearest goal if there is one (:meth:`_goal_in_collision`),
+        pair in collision at the nearest goal if there is one (:meth:`_collision_at`),
         else the first contact of the last motion checked.
         """
         seed = self._motion.position
@@ -1030,24 +1029,28 @@ class IkController:
                 self._checked_goal = goal
                 return goal
             self._blocked_goals.append((seed.copy(), goal, contact))
-        contact = self._refusal = self._goal_in_collision(tried[0]) or contact
+        contact = self._refusal = self._collision_at(tried[0]) or contact
         self._goal_reason = f'the motion would bring {contact.text()}'
         notices.append(Notice('warn', 'target:collision', f'no collision-free IK solution: '
                               f'the motion would bring {contact.text()} (attempt '
                               f'{self._solve_attempts} of {SOLVE_ATTEMPTS})'))
         return None
 
-    def _goal_in_collision(self, goal: np.ndarray) -> Optional[Contact]:
+    def _collision_at(self, q: np.ndarray) -> Optional[Contact]:
         """
-        Return the closest pair at ``goal`` if it is in collision there (None: it is not).
+        Return the closest pair at joint positions ``q`` if it is in collision there.
 
-        A refusal names it before the contact of the last motion checked: a target inside
-        an obstacle (or under the floor) is refused naming the obstacle, whichever pair the
-        motions toward its solutions would meet first on the way.
+        In collision: closer than ``collision_padding`` (m); None: not in collision. A
+        refusal names the pair at the nearest goal before the contact of the last motion
+        checked: a target inside an obstacle (or under the floor) is refused naming the
+        obstacle, whichever pair the motions toward its solutions would meet first.
         """
-        contact = self.collision.nearest(goal)
-        return (contact if contact is not None
-                and contact.distance < self.collision.checker.padding else None)
+        contact = self.collision.nearest(q)
+        return contact if contact is not None and self._touches(contact) else None
+
+    def _touches(self, contact: Contact) -> bool:
+        """Return whether ``contact`` is closer than ``collision_padding`` (in collision)."""
+        return contact.distance < self.collision.checker.padding
 
     def _known_blocked(self, goal: np.ndarray) -> Optional[Contact]:
         """Return the contact of ``goal``'s motion if checked before from this rest state."""
@@ -1105,7 +1108,7 @@ class IkController:
         values = dict(status.values, min_distance=contact.distance,
                       closest_pair=' - '.join(contact.owners))
         level, message = status.level, status.message
-        if contact.distance < self.collision.checker.padding and level == 'OK':
+        if self._touches(contact) and level == 'OK':
             level, message = 'WARN', contact.in_collision_text()
         return replace(status, level=level, message=message, values=values)
 
