@@ -20,11 +20,18 @@ in frame ``frame_id``. Frames ros_ik resolves with its own FK: the chain's base 
 empty ``frame_id``) and every link of the chain, links fixed inside it included:
 ``T_base_target = T_base_frame(q) T_frame_target`` at the current joints ``q``
 (:meth:`ChainKinematics.frame_pose`). Any other frame is rejected (no tf2 here).
+
+A subnormal value (``0 < |v| < 2.2e-308``, no coordinate or quaternion component of a real
+target) is rejected: rclpy's generated messages, with their field checks off (the default
+unless ``ROS_PYTHON_CHECK_FIELDS=1``), take a Python ``int`` in a float64 field and
+serialize the int object's bits, so ``position.z = 1`` arrives as 5e-324 m and
+``orientation.w = 1`` as a zero quaternion. The message says to write ``1.0``.
 """
 
 from dataclasses import dataclass
 import math
-from typing import Optional, Sequence
+import sys
+from typing import List, Optional, Sequence
 
 import numpy as np
 
@@ -37,6 +44,7 @@ ZERO_QUATERNION_NORM = 1e-6
 # No arm reaches this far (m): a larger coordinate is a unit or frame mistake, and squaring
 # it in an error norm would overflow.
 MAX_TARGET_COORDINATE = 1e4
+SMALLEST_NORMAL = sys.float_info.min  # 2.2e-308: smaller non-zero magnitudes are subnormal
 
 
 @dataclass(frozen=True)
@@ -54,8 +62,9 @@ def check_pose(position: Sequence[float], quaternion_xyzw: Optional[Sequence[flo
     """
     Validate a target pose; ``quaternion_xyzw`` None means a position-only target.
 
-    NaN or inf anywhere, a coordinate beyond ``MAX_TARGET_COORDINATE`` and a zero-norm
-    quaternion are rejected; a quaternion whose norm
+    NaN or inf anywhere, a coordinate beyond ``MAX_TARGET_COORDINATE``, a subnormal value
+    (the bits of a Python int, see the module docstring) and a zero-norm quaternion are
+    rejected; a quaternion whose norm
     differs from 1 by more than 1e-3 is normalised and reported in ``warning``.
     """
     position = [float(value) for value in position]  # 3 numbers: floats beat numpy here
@@ -66,12 +75,16 @@ def check_pose(position: Sequence[float], quaternion_xyzw: Optional[Sequence[flo
         return TargetCheck(None, error=f'target position {position} is beyond '
                                        f'{MAX_TARGET_COORDINATE:g} m from the frame origin',
                            problem='position')
+    if _has_subnormal(position):
+        return _int_bits_refusal('position', position)
     if quaternion_xyzw is None:
         return TargetCheck(transform(np.eye(3), position))
     quaternion = [float(value) for value in quaternion_xyzw]
     if not all(map(math.isfinite, quaternion)):
         return TargetCheck(None, error=f'target orientation is not finite: {quaternion}',
                            problem='orientation')
+    if _has_subnormal(quaternion):
+        return _int_bits_refusal('orientation', quaternion)
     norm = math.hypot(*quaternion)
     if norm < ZERO_QUATERNION_NORM:
         return TargetCheck(None, error='target orientation is a zero quaternion; '
@@ -81,6 +94,18 @@ def check_pose(position: Sequence[float], quaternion_xyzw: Optional[Sequence[flo
         warning = f'target quaternion has norm {norm:.6g}; normalised'
     return TargetCheck(transform(quaternion_to_matrix([value / norm for value in quaternion]),
                                  position), warning=warning)
+
+
+def _has_subnormal(values: List[float]) -> bool:
+    """Return whether any of ``values`` is subnormal: ``0 < |v| < SMALLEST_NORMAL``."""
+    return any(0.0 < abs(value) < SMALLEST_NORMAL for value in values)
+
+
+def _int_bits_refusal(part: str, values: List[float]) -> TargetCheck:
+    """Return the refusal of a target whose ``part`` has subnormal ``values``."""
+    return TargetCheck(None, error=f'target {part} has subnormal values {values}: the bits of '
+                                   'Python ints written into float64 fields (rclpy sends them '
+                                   'unchecked); write 1.0, not 1', problem='int_bits')
 
 
 def is_known_frame(chain: Chain, frame_id: str) -> bool:

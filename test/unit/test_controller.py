@@ -180,7 +180,7 @@ def test_a_cycle_without_measuring_keeps_the_last_manipulability_until_the_next_
 
 
 def test_bad_targets_are_refused_and_the_last_good_one_kept():
-    """Check NaN, zero quaternions and unknown frames are refused with their notices."""
+    """Check NaN, zero quaternions, unknown frames, ints' bits are refused with notices."""
     controller = controller_for('ur5')
     T_base_target = controller.arm.kinematics.tip_pose(UR5_GOAL)
     controller.set_target('base_link', *pose_of(T_base_target), 'pose')
@@ -188,10 +188,11 @@ def test_bad_targets_are_refused_and_the_last_good_one_kept():
         controller.set_target('base_link', (math.nan, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0), 'pose'),
         controller.set_target('base_link', (0.3, 0.0, 0.5), (0.0, 0.0, 0.0, 0.0), 'pose'),
         controller.set_target('map', (0.3, 0.0, 0.5), (0.0, 0.0, 0.0, 1.0), 'pose'),
+        controller.set_target('base_link', (0.3, 0.0, 5e-324), (0.0, 0.0, 0.0, 1.0), 'pose'),
     ]
     assert [notices[0].key for notices in refusals] == ['target:position',
                                                         'target:zero_quaternion',
-                                                        'target:frame']
+                                                        'target:frame', 'target:int_bits']
     assert refusals[2][0].message.startswith('target ignored: unknown frame "map"; use one '
                                              'of base_link, shoulder_link')
     q, _ = run_loop(controller, UR5_HOME, 6.0)

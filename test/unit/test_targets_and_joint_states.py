@@ -14,13 +14,16 @@
 
 """Unit tests of the input handling: targets, their frames, joint states, log throttling."""
 
+from geometry_msgs.msg import PoseStamped
 from hypothesis import given, settings, strategies as st
 import numpy as np
 import pytest
+from rclpy.serialization import serialize_message
 from ros_ik.control.joint_state_cache import JointStateCache
-from ros_ik.control.targets import check_pose, is_known_frame, known_frames
+from ros_ik.control.targets import check_pose, is_known_frame, known_frames, SMALLEST_NORMAL
 from ros_ik.kinematics.bundled_arms import load_bundled_chain
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.node.serialized_inputs import pose_target_fields
 from ros_ik.node.throttled_log import KeyedThrottle
 
 
@@ -30,11 +33,53 @@ from ros_ik.node.throttled_log import KeyedThrottle
      'target orientation is not finite: [0.0, inf, 0.0, 1.0]'),
     ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0),
      'target orientation is a zero quaternion; set w = 1 for no rotation'),
+    ((0.4, 0.0, 5e-324), (0.0, 0.0, 0.0, 1.0),
+     'target position has subnormal values [0.4, 0.0, 5e-324]: the bits of Python ints '
+     'written into float64 fields (rclpy sends them unchecked); write 1.0, not 1'),
+    ((0.4, 0.0, 0.5), (0.0, 0.0, 0.0, 5e-324),
+     'target orientation has subnormal values [0.0, 0.0, 0.0, 5e-324]: the bits of Python '
+     'ints written into float64 fields (rclpy sends them unchecked); write 1.0, not 1'),
 ])
 def test_bad_targets_are_rejected_with_reason(position, quaternion, error):
     """Check NaN, inf and zero quaternions are rejected with their messages."""
     check = check_pose(position, quaternion)
     assert check.T_frame_target is None and check.error == error
+
+
+@given(st.lists(st.floats(-1e3, 1e3), min_size=7, max_size=7), st.integers(0, 6),
+       st.floats(0.0, 2.2250738585072e-308, exclude_min=True, exclude_max=True), st.booleans())
+def test_a_subnormal_anywhere_refuses_the_target_and_normal_values_never_do(
+        values, index, subnormal, negative):
+    """Check any subnormal coordinate or component refuses; normal or zero values pass."""
+    values = [value if value == 0.0 or abs(value) >= SMALLEST_NORMAL else 0.0
+              for value in values]
+    values[6] = values[6] if abs(values[6]) > 0.5 else 1.0  # w: never a zero quaternion
+    assert check_pose(values[:3], values[3:]).problem == ''
+    values[index] = -subnormal if negative else subnormal
+    check = check_pose(values[:3], values[3:])
+    assert check.T_frame_target is None and check.problem == 'int_bits'
+
+
+def test_python_ints_in_a_pose_message_arrive_as_subnormals_and_are_refused():
+    """
+    Check ``position.z = 1`` and ``orientation.w = 1`` (ints) through rclpy are refused.
+
+    rclpy's generated setters take the int (field checks off by default) and serialization
+    writes its bits: read back from the bytes as the node reads a target, 1 is 5e-324.
+    """
+    message = PoseStamped()
+    message.pose.position.x = 0.4
+    message.pose.position.z = 1
+    message.pose.orientation.w = 1
+    _, position, quaternion = pose_target_fields(serialize_message(message))
+    if position[2] == 1.0:
+        pytest.skip('this rclpy serializes an int in a float64 field as its value')
+    assert position[2] == 5e-324
+    check = check_pose(position, quaternion)
+    assert check.problem == 'int_bits' and 'write 1.0, not 1' in check.error
+    message.pose.position.z, message.pose.orientation.w = 1.0, 1.0
+    _, position, quaternion = pose_target_fields(serialize_message(message))
+    assert check_pose(position, quaternion).problem == ''
 
 
 def test_unnormalised_quaternion_is_normalised_with_warning():
