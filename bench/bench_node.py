@@ -55,14 +55,22 @@ tree too (``git worktree add DIR <commit>``; its node runs as ``python -m ros_ik
 from DIR and compiles its kernels on its first start), for a before/after table from one
 run on one machine: the two nodes take turns row by row, ``--repeats`` times, so that a
 machine whose speed drifts during the run (a shared VM's does, by 20-30 %) weighs on both.
+``--floor`` adds a third node to the turns of each driver-rate row, ``floor (no IK)``
+(:mod:`latency_floor_node`): ik_node's topics, QoS, executor, polled joint_states and
+command bytes, answering a target at once from its callback and without IK. Its latency is
+what DDS, the executor's wake-ups and one publish cost on this machine; ik_node's less the
+floor's is what its own work adds. Its moving columns: a command stream at the same rate
+whose joint 1 moves for 0.15 s after each target (positions stay at home). Not in the
+flood row (it would answer every target).
 
 Run: ``.venv/bin/python bench/bench_node.py [--session-seconds 60] [--rates 100 500 1000]
-[--state-rates 100 500 1000] [--seconds 5] [--baseline DIR] [--repeats N]
+[--state-rates 100 500 1000] [--seconds 5] [--baseline DIR] [--floor] [--repeats N]
 [--collision-checking disabled]`` (``--session-seconds 0`` or
 ``--rates`` with no value skip a part).
 """
 
 import argparse
+from dataclasses import dataclass
 import os
 import random
 import sys
@@ -247,6 +255,28 @@ def print_sessions(seconds: float, folder: str, arm_names: List[str]) -> None:
               f'{ratios[1]:>8.4f}{faults:>7}', flush=True)
 
 
+@dataclass(frozen=True)
+class NodeVersion:
+    """The node of a row: its label, and what runs instead of the installed ``ik_node``."""
+
+    label: str
+    program: Optional[List[str]] = None  # None: the installed ik_node
+    environment: Optional[dict] = None  # added to the bench's for ``program``
+
+
+THIS_TREE = NodeVersion('this tree')
+# ik_node's plumbing without IK (bench/latency_floor_node.py): the latency floor
+FLOOR = NodeVersion('floor (no IK)', [sys.executable, '-P',
+                                      os.path.join(REPOSITORY, 'bench',
+                                                   'latency_floor_node.py')])
+
+
+def baseline_version(tree: str) -> NodeVersion:
+    """Return the node of an earlier source tree (``python -m ros_ik.node.ik_node`` there)."""
+    return NodeVersion('before', [sys.executable, '-P', '-m', 'ros_ik.node.ik_node'],
+                       {'PYTHONPATH': tree})
+
+
 def cpu_seconds(pid: int) -> float:
     """Return user + system CPU time (s) of process ``pid`` from /proc."""
     with open(f'/proc/{pid}/stat', encoding='ascii') as stat:
@@ -258,8 +288,8 @@ class NodeUnderLoad:
     """ik_node (servo, the Panda, JointState commands) fed by a driver-rate peer."""
 
     def __init__(self, update_rate: float, state_rate: float, log_path: str,
-                 baseline: Optional[str], collision_checking: str) -> None:
-        """Start the node (from ``baseline``, a source tree, if given) and the peer."""
+                 version: NodeVersion, collision_checking: str) -> None:
+        """Start the node (``version``'s) and the peer."""
         arm = BUNDLED_ARMS[ARM]
         chain = load_urdf_file(bundled_urdf_path(ARM), arm.base_link, arm.tip_link)
         kinematics = ChainKinematics(chain)
@@ -272,8 +302,6 @@ class NodeUnderLoad:
             message.header.frame_id = arm.base_link
             message.pose = pose_message(kinematics.tip_pose(goal))
             self.targets.append((sign, message))
-        program = ([sys.executable, '-P', '-m', 'ros_ik.node.ik_node']
-                   if baseline else None)
         self.process = NodeProcess(
             'ik_node', {'robot_description_file': bundled_urdf_path(ARM),
                         'joint_limits_file': bundled_joint_limits_path(ARM),
@@ -281,7 +309,7 @@ class NodeUnderLoad:
                         'base_link': arm.base_link, 'tip_link': arm.tip_link,
                         'mode': 'servo', 'update_rate': float(update_rate),
                         'collision_checking': collision_checking}, log_path,
-            program=program, environment={'PYTHONPATH': baseline} if baseline else None)
+            program=version.program, environment=version.environment)
         self.peer = RosPeer('bench_node', stop_requested, node_executor=True)
         self.arrivals: List[tuple] = []
         self.state = JointState(name=list(chain.joint_names),
@@ -376,7 +404,7 @@ class NodeUnderLoad:
 
 
 def measure(update_rate: float, state_rate: float, seconds: float, log_path: str,
-            baseline: Optional[str], collision_checking: str, latency_targets: int,
+            version: NodeVersion, collision_checking: str, latency_targets: int,
             flood_rate: float = 0.0) -> str:
     """
     Return one row: rate and CPU at rest and moving, latency p50 / p99 / max (ms).
@@ -384,7 +412,7 @@ def measure(update_rate: float, state_rate: float, seconds: float, log_path: str
     A flood row (``flood_rate`` targets per s, the two targets alternating) has the flood's
     rate and CPU in the moving columns.
     """
-    load = NodeUnderLoad(update_rate, state_rate, log_path, baseline, collision_checking)
+    load = NodeUnderLoad(update_rate, state_rate, log_path, version, collision_checking)
     try:
         if not load.started():
             return f'| {state_rate:.0f} | {update_rate:.0f} | node did not start | | | | |'
@@ -425,6 +453,9 @@ def main() -> None:
     parser.add_argument('--latency-targets', type=int, default=20,
                         help='targets per row whose latency is measured (100 or more for '
                              'a p99 that is not the max)')
+    parser.add_argument('--floor', action='store_true',
+                        help='run each driver-rate row with the latency floor node too '
+                             '(bench/latency_floor_node.py: the plumbing without IK)')
     parser.add_argument('--repeats', type=int, default=1,
                         help='measurements of each row per node, the nodes taking turns')
     args = parser.parse_args()
@@ -435,8 +466,8 @@ def main() -> None:
             print_sessions(args.session_seconds, folder, args.arms)
     if not args.rates:
         return
-    versions = ([('before', os.path.abspath(args.baseline))] if args.baseline else []) + [
-        ('after' if args.baseline else 'this tree', None)]
+    versions = ([baseline_version(os.path.abspath(args.baseline)), NodeVersion('after')]
+                if args.baseline else [THIS_TREE]) + ([FLOOR] if args.floor else [])
     print(f'\nik_node, {ARM} arm (7 DOF), servo mode, JointState commands, collision_checking '
           f'{args.collision_checking}, a perfect arm in the bench process; each row measured '
           f'{args.repeats} time(s) per node, the nodes taking turns')
@@ -450,11 +481,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         for index, (rate, state_rate, flood_rate) in enumerate(rows):
             for repeat in range(args.repeats):
-                for label, baseline in versions:
-                    log = os.path.join(folder, f'{label}_{index}_{repeat}.log')
-                    row = measure(rate, state_rate, args.seconds, log, baseline,
+                for number, version in enumerate(versions):
+                    if flood_rate and version is FLOOR:
+                        continue  # it answers every target: not the flood ik_node meets
+                    log = os.path.join(folder, f'node{number}_{index}_{repeat}.log')
+                    row = measure(rate, state_rate, args.seconds, log, version,
                                   args.collision_checking, args.latency_targets, flood_rate)
-                    print(f'| {label} {row}', flush=True)
+                    print(f'| {version.label} {row}', flush=True)
 
 
 if __name__ == '__main__':
