@@ -32,6 +32,11 @@ import numba
 import numpy as np
 
 SMALL_ANGLE = 1e-8
+# |vee(R - R^T)| = 2 sin(angle) below which a rotation is a half turn to rounding: the
+# sign of vee(R - R^T) is noise there (a few 1e-16 for a half turn's product of rotations)
+HALF_TURN_NOISE = 1e-12
+# a half turn's axis component (of a column of norm >= 1/3) counted as zero below this
+AXIS_TIE = 1e-9
 
 
 def skew(v: np.ndarray) -> np.ndarray:
@@ -110,7 +115,11 @@ def rotation_vector_into(R: np.ndarray, r: np.ndarray) -> None:
     ``v = vee(R - R^T) = 2 sin(angle) axis`` and ``cos(angle) = (trace R - 1) / 2``,
     ``angle = atan2(|v| / 2, cos(angle))`` and ``r = angle v / |v|`` (``v / 2`` as
     ``angle -> 0``). Near pi ``|v|`` vanishes, so the axis is taken from the largest column
-    of ``(R + I) / 2 = a a^T`` instead, its sign fixed by ``v``.
+    of ``(R + I) / 2 = a a^T`` instead, its sign fixed by ``v``. At a half turn to rounding
+    (``|v| <= HALF_TURN_NOISE``) ``v`` is rounding noise and both signs give the same
+    rotation: the axis whose first component beyond ``AXIS_TIE`` is positive is returned,
+    so the result does not depend on how ``R`` was rounded (a product in BLAS or in a
+    loop, or which of two equal diagonal entries counted as the largest).
     """
     v0, v1, v2 = R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]
     twice_sin = np.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
@@ -126,7 +135,10 @@ def rotation_vector_into(R: np.ndarray, r: np.ndarray) -> None:
         a2 = 0.5 * (R[2, i] + (1.0 if i == 2 else 0.0))
         # trace((R + I) / 2) >= 1, so the largest column has norm >= 1/3.
         factor = angle / np.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
-        if a0 * v0 + a1 * v1 + a2 * v2 < 0.0:
+        if twice_sin > HALF_TURN_NOISE:
+            if a0 * v0 + a1 * v1 + a2 * v2 < 0.0:
+                factor = -factor
+        elif (a0 if abs(a0) > AXIS_TIE else a1 if abs(a1) > AXIS_TIE else a2) < 0.0:
             factor = -factor
         r[0], r[1], r[2] = a0 * factor, a1 * factor, a2 * factor
         return

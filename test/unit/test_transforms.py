@@ -14,7 +14,7 @@
 
 """Property tests of the rotation helpers (hypothesis)."""
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 import numpy as np
 import pytest
@@ -84,6 +84,9 @@ positions = st.tuples(*[st.floats(min_value=-5.0, max_value=5.0)] * 3)
 
 
 @given(quaternions, positions, quaternions, positions)
+# a half turn about (-1, 2, -2) / 3: two equal diagonal entries, v of rounding noise only
+@example(np.array([0.0, 1.0, 1.0, 1.0]) / np.sqrt(3.0), (0.0, 0.0, 0.0),
+         np.array([0.0, 0.0, 0.0, 1.0]), (0.0, 0.0, 0.0))
 def test_the_compiled_pose_error_of_one_pose_equals_pose_error(q_target, p_target, q_current,
                                                                p_current):
     """Check ``pose_error_into`` against ``pose_error``, half turns included (by symmetry)."""
