@@ -36,7 +36,7 @@ centimetres proud of it.
 import numba
 import numpy as np
 from ros_ik.collision.distance_kernels import (BOX, box_face_gap, box_local,
-                                               box_signed_distance, dot3, element_distance,
+                                               box_signed_distance, element_distance,
                                                hull_axis_gap, place_element_into,
                                                place_elements_into)
 from ros_ik.kinematics.chain_kinematics import aligned_frames_into
@@ -56,15 +56,21 @@ def body_poses_into(q: np.ndarray, A: np.ndarray, prismatic: np.ndarray, G: np.n
 
 
 @numba.njit(cache=True, nogil=True)
-def _bounding_sphere(e: int, kind: np.ndarray, radius: np.ndarray, half: np.ndarray,
-                     world_ends: np.ndarray, world_box: np.ndarray, center: np.ndarray) -> float:
-    """Write the center of element ``e``'s bounding sphere into ``center``; return its radius."""
-    if kind[e] == BOX:
-        center[:] = world_box[e, :, 3]
-        return np.sqrt(dot3(half[e], half[e]))
-    center[:] = 0.5 * (world_ends[e, 0] + world_ends[e, 1])
-    axis = world_ends[e, 1] - world_ends[e, 0]
-    return radius[e] + 0.5 * np.sqrt(dot3(axis, axis))
+def _capsule_sphere(e: int, radius: np.ndarray, world_ends: np.ndarray,
+                    center: np.ndarray) -> float:
+    """
+    Write the center of capsule ``e``'s bounding sphere into ``center``; return its radius.
+
+    The axis midpoint, and half the axis length plus the capsule's radius (m, base frame).
+    Scalar loops: an array expression here would allocate its temporaries for every pair
+    of every call.
+    """
+    length_squared = 0.0
+    for i in range(3):
+        start, end = world_ends[e, 0, i], world_ends[e, 1, i]
+        center[i] = 0.5 * (start + end)
+        length_squared += (end - start) ** 2
+    return radius[e] + 0.5 * np.sqrt(length_squared)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -87,11 +93,12 @@ def _proxy_clearance(a: int, b: int, elements, bodies: np.ndarray, world_ends: n
     if kind[b] == BOX:
         return max(distance, box_face_gap(vertices[a], vertex_count[a], bodies[body[a]],
                                           world_box[b], half[b]))
-    between = p_b - p_a
-    length = np.sqrt(dot3(between, between))
+    x, y, z = p_b[0] - p_a[0], p_b[1] - p_a[1], p_b[2] - p_a[2]
+    length = np.sqrt(x * x + y * y + z * z)
     if vertex_count[b] == 0 or length < AXIS_EPSILON or distance == 0.0:
         return distance
-    axis = between * (np.sign(distance) / length)
+    scale = np.sign(distance) / length
+    axis = np.array((x * scale, y * scale, z * scale))
     return max(distance, hull_axis_gap(vertices[a], vertex_count[a], bodies[body[a]],
                                        vertices[b], vertex_count[b], bodies[body[b]], axis))
 
@@ -112,14 +119,14 @@ def clearances_into(bodies: np.ndarray, elements, pair_a: np.ndarray, pair_b: np
         a, b = pair_a[p], pair_b[p]
         if kind[a] == BOX:
             a, b = b, a
-        reach = _bounding_sphere(a, kind, radius, half, world_ends, world_box, center_a)
+        reach = _capsule_sphere(a, radius, world_ends, center_a)  # never a box: swapped
         if kind[b] == BOX:  # the box's own distance function at the capsule's center
             box_local(center_a, world_box[b], local)
             gap = box_signed_distance(local, half[b]) - reach
         else:
-            reach += _bounding_sphere(b, kind, radius, half, world_ends, world_box, center_b)
-            between = center_b - center_a
-            gap = np.sqrt(dot3(between, between)) - reach
+            reach += _capsule_sphere(b, radius, world_ends, center_b)
+            gap = np.sqrt((center_b[0] - center_a[0]) ** 2 + (center_b[1] - center_a[1]) ** 2
+                          + (center_b[2] - center_a[2]) ** 2) - reach
         if gap >= cutoff:
             out[p] = gap
         else:

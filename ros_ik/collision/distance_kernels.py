@@ -64,36 +64,42 @@ def _clamp01(value: float) -> float:
 @numba.njit(cache=True, nogil=True)
 def segment_closest_points(p1: np.ndarray, q1: np.ndarray, p2: np.ndarray, q2: np.ndarray,
                            c1: np.ndarray, c2: np.ndarray) -> None:
-    """Write the closest points of segments ``[p1, q1]`` and ``[p2, q2]`` into ``c1``, ``c2``."""
-    d1 = q1 - p1
-    d2 = q2 - p2
-    r = p1 - p2
-    a = dot3(d1, d1)
-    e = dot3(d2, d2)
-    f = dot3(d2, r)
+    """
+    Write the closest points of segments ``[p1, q1]`` and ``[p2, q2]`` into ``c1``, ``c2``.
+
+    ``c1 = p1 + s d1``, ``c2 = p2 + t d2`` (``d1 = q1 - p1``, ``d2 = q2 - p2``, ``s, t`` in
+    [0, 1]) minimise ``|c1 - c2|``: the unconstrained minimum of the two lines, clamped to
+    the segments (degenerate segments are points). Written with scalars: no temporaries.
+    """
+    a = e = f = c = b = 0.0
+    for i in range(3):
+        d1, d2, r = q1[i] - p1[i], q2[i] - p2[i], p1[i] - p2[i]
+        a += d1 * d1
+        e += d2 * d2
+        f += d2 * r
+        c += d1 * r
+        b += d1 * d2
     if a <= PARALLEL_EPSILON and e <= PARALLEL_EPSILON:
         s = t = 0.0
     elif a <= PARALLEL_EPSILON:
         s = 0.0
         t = _clamp01(f / e)
+    elif e <= PARALLEL_EPSILON:
+        t = 0.0
+        s = _clamp01(-c / a)
     else:
-        c = dot3(d1, r)
-        if e <= PARALLEL_EPSILON:
+        denominator = a * e - b * b
+        s = _clamp01((b * f - c * e) / denominator) if denominator > PARALLEL_EPSILON else 0.0
+        t = (b * s + f) / e
+        if t < 0.0:
             t = 0.0
             s = _clamp01(-c / a)
-        else:
-            b = dot3(d1, d2)
-            denominator = a * e - b * b
-            s = _clamp01((b * f - c * e) / denominator) if denominator > PARALLEL_EPSILON else 0.0
-            t = (b * s + f) / e
-            if t < 0.0:
-                t = 0.0
-                s = _clamp01(-c / a)
-            elif t > 1.0:
-                t = 1.0
-                s = _clamp01((b - c) / a)
-    c1[:] = p1 + d1 * s
-    c2[:] = p2 + d2 * t
+        elif t > 1.0:
+            t = 1.0
+            s = _clamp01((b - c) / a)
+    for i in range(3):
+        c1[i] = p1[i] + (q1[i] - p1[i]) * s
+        c2[i] = p2[i] + (q2[i] - p2[i]) * t
 
 
 @numba.njit(cache=True, nogil=True)
@@ -178,9 +184,8 @@ def capsule_box_distance(e0: np.ndarray, e1: np.ndarray, radius: float, T_box: n
     surface = np.empty(3)
     box_closest_point(y, half, surface)
     _transform_point(T_box, surface, p_b)
-    p_a[:] = x
-    if distance > 0.0:
-        p_a[:] = x + (p_b - x) * (radius / distance)
+    for i in range(3):
+        p_a[i] = x[i] + (p_b[i] - x[i]) * (radius / distance) if distance > 0.0 else x[i]
     return distance - radius
 
 
@@ -188,18 +193,21 @@ def capsule_box_distance(e0: np.ndarray, e1: np.ndarray, radius: float, T_box: n
 def capsule_capsule_distance(a0: np.ndarray, a1: np.ndarray, radius_a: float, b0: np.ndarray,
                              b1: np.ndarray, radius_b: float, p_a: np.ndarray,
                              p_b: np.ndarray) -> float:
-    """Return the signed distance (m) of two capsules; write the witnesses ``p_a``, ``p_b``."""
-    c_a = np.empty(3)
-    c_b = np.empty(3)
-    segment_closest_points(a0, a1, b0, b1, c_a, c_b)
-    between = c_b - c_a
-    length = np.sqrt(dot3(between, between))
+    """
+    Return the signed distance (m) of two capsules; write the witnesses ``p_a``, ``p_b``.
+
+    The axes' closest points ``c_a``, ``c_b`` (:func:`segment_closest_points`), each moved
+    by its radius toward the other along ``u = (c_b - c_a) / |c_b - c_a|``; the distance is
+    ``|c_b - c_a| - radius_a - radius_b``. Axes that meet (no direction) leave the
+    witnesses on the axes.
+    """
+    segment_closest_points(a0, a1, b0, b1, p_a, p_b)
+    x, y, z = p_b[0] - p_a[0], p_b[1] - p_a[1], p_b[2] - p_a[2]
+    length = np.sqrt(x * x + y * y + z * z)
     if length > PARALLEL_EPSILON:
-        p_a[:] = c_a + between * (radius_a / length)
-        p_b[:] = c_b - between * (radius_b / length)
-    else:
-        p_a[:] = c_a
-        p_b[:] = c_b
+        for i, between in enumerate((x, y, z)):
+            p_a[i] += between * (radius_a / length)
+            p_b[i] -= between * (radius_b / length)
     return length - radius_a - radius_b
 
 

@@ -31,7 +31,7 @@ from ros_ik.collision.collision_checker import CollisionChecker
 from ros_ik.collision.collision_model import CollisionModel
 from ros_ik.collision.collision_setup import (automatic_disabled_pairs,
                                               build_collision_model)
-from ros_ik.collision.distance_kernels import (box_face_gap, capsule_box_distance,
+from ros_ik.collision.distance_kernels import (BOX, box_face_gap, capsule_box_distance,
                                                capsule_capsule_distance, hull_axis_gap)
 from ros_ik.collision.robot_geometry import robot_geometry
 from ros_ik.collision.scene import parse_scene, SceneError
@@ -103,7 +103,7 @@ def test_capsule_distance_matches_coal_when_apart(a0, a1, b0, b1, radius_a, radi
 @given(points, points, st.floats(0.01, 0.2), st.tuples(*[st.floats(0.02, 0.4)] * 3),
        st.tuples(*[st.floats(-np.pi, np.pi)] * 3))
 def test_capsule_box_distance_matches_coal(e0, e1, radius, size, rpy):
-    """Check the golden-section capsule-box distance against coal (signed, both ways)."""
+    """Check the golden-section capsule-box distance against coal, and its witnesses."""
     if np.linalg.norm(e1 - e0) < 1e-3:
         return
     T_box = np.eye(4)
@@ -117,6 +117,8 @@ def test_capsule_box_distance_matches_coal(e0, e1, radius, size, rpy):
     theirs = coal_distance(coal.Capsule(radius, length), T_capsule, coal.Box(*size), T_box)
     if ours > 0.0:
         assert ours == pytest.approx(theirs, abs=1e-6)
+        # the witnesses: on the capsule's surface and the box's, ``ours`` apart
+        assert np.linalg.norm(p_b - p_a) == pytest.approx(ours, abs=1e-9)
     else:
         assert theirs <= 1e-6
 
@@ -438,6 +440,95 @@ def test_clearance_bounds_kept_from_coal_never_exceed_the_clearance():
             assert bounds == pytest.approx(np.fmax(proxy, kept), abs=1e-12)
             raised += int(np.sum(bounds > proxy + 1e-9))
     assert raised > 0
+
+
+def sphere_gaps(model: CollisionModel, world_ends: np.ndarray,
+                world_box: np.ndarray) -> np.ndarray:
+    """
+    Return each pair's bounding-sphere gap (m), in numpy, from placed elements.
+
+    A capsule's sphere: its axis midpoint, half its axis length plus its radius; a box's:
+    its center, its half diagonal. Against a box: the box's signed distance at the other
+    sphere's center, less that sphere's radius.
+    """
+    kind, radius, half = (model.kernel_elements[1], model.kernel_elements[3],
+                          model.kernel_elements[5])
+    is_box = kind == BOX
+    centers = np.where(is_box[:, None], world_box[:, :, 3], world_ends.mean(axis=1))
+    reach = np.where(is_box, np.linalg.norm(half, axis=1),
+                     radius + 0.5 * np.linalg.norm(world_ends[:, 1] - world_ends[:, 0], axis=1))
+    gaps = []
+    for a, b in zip(model.pair_a, model.pair_b):
+        if is_box[a]:
+            a, b = b, a
+        if is_box[b]:
+            R, p = world_box[b, :, :3], world_box[b, :, 3]
+            local = np.abs(R.T @ (centers[a] - p)) - half[b]
+            box_distance = (np.linalg.norm(np.maximum(local, 0.0))
+                            + min(local.max(), 0.0))
+            gaps.append(box_distance - reach[a])
+        else:
+            gaps.append(np.linalg.norm(centers[b] - centers[a]) - reach[a] - reach[b])
+    return np.array(gaps)
+
+
+@needs_example_robots
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-1.0, 1.0), min_size=7, max_size=7),
+       st.sampled_from([-np.inf, 0.0, 0.05, 0.3]))
+def test_a_pair_beyond_the_cutoff_gets_its_sphere_gap_and_never_more_than_its_proxy(
+        offsets, cutoff):
+    """
+    Check the proxy clearances with a cutoff against a numpy reference and the exact ones.
+
+    Panda over the floor (capsules and a box): a pair whose bounding spheres are at least
+    ``cutoff`` apart gets the sphere gap (:func:`sphere_gaps`), any other pair its exact
+    proxy clearance (cutoff inf); either is at most the exact one.
+    """
+    _, model, _, _ = example_model('panda')
+    checker = CollisionChecker(model, 0.0, 0.01)
+    q = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785]) + np.array(offsets)
+    exact = checker.proxy_clearances(q, np.inf)[0]
+    with_cutoff = checker.proxy_clearances(q, cutoff)[0]
+    checker.clearance_bounds(q, np.inf)  # places the elements at q
+    gaps = sphere_gaps(model, checker._world_ends, checker._world_box)
+    beyond = gaps >= cutoff
+    np.testing.assert_allclose(with_cutoff[beyond], gaps[beyond], atol=1e-12)
+    np.testing.assert_array_equal(with_cutoff[~beyond], exact[~beyond])
+    assert np.all(with_cutoff <= exact + 1e-12)
+
+
+@needs_example_robots
+def test_the_hulls_gap_raises_two_capsules_proxy_clearance():
+    """
+    Check a capsule pair's proxy clearance against the capsules' distance alone.
+
+    Panda (mesh hulls in every capsule), 20 random configurations: the proxy clearance is
+    never below the capsules' distance (the max of it and the hulls' gap along the line
+    between the capsules' closest points) and above it for most pairs (a capsule fitted
+    around a link stands proud of the mesh).
+    """
+    _, model, _, _ = example_model('panda')
+    checker = CollisionChecker(model, 0.0, 0.01)
+    kind, radius = model.kernel_elements[1], model.kernel_elements[3]
+    home = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+    rng = np.random.default_rng(11)
+    raised = compared = 0
+    for _ in range(20):
+        q = home + rng.uniform(-0.8, 0.8, len(home))
+        proxy = checker.proxy_clearances(q, np.inf)[0]
+        checker.clearance_bounds(q, np.inf)  # places the elements at q
+        ends = checker._world_ends
+        for p, (a, b) in enumerate(zip(model.pair_a, model.pair_b)):
+            if kind[a] == BOX or kind[b] == BOX:
+                continue
+            capsules = capsule_capsule_distance(ends[a, 0], ends[a, 1], radius[a], ends[b, 0],
+                                                ends[b, 1], radius[b], np.empty(3),
+                                                np.empty(3))
+            assert proxy[p] >= capsules - 1e-12
+            compared += 1
+            raised += int(proxy[p] > capsules + 1e-6)
+    assert raised > compared // 2
 
 
 @needs_example_robots
