@@ -74,7 +74,7 @@ def check_pose(position: Sequence[float], quaternion_xyzw: Optional[Sequence[flo
     if max(map(abs, position)) > MAX_TARGET_COORDINATE:
         return TargetCheck(None, error=f'target position {position} is beyond '
                                        f'{MAX_TARGET_COORDINATE:g} m from the frame origin',
-                           problem='position')
+                           problem='position_range')
     if _has_subnormal(position):
         return _int_bits_refusal('position', position)
     if quaternion_xyzw is None:
