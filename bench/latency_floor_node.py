@@ -42,7 +42,7 @@ from geometry_msgs.msg import PoseStamped
 import numpy as np
 from rclpy.node import Node
 from ros_ik.control.controller import Command
-from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS
+from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, load_bundled_chain
 from ros_ik.node.ik_node import COMMAND_QOS, JOINT_STATE_QOS, TARGET_QOS
 from ros_ik.node.polled_inputs import PolledInputs
 from ros_ik.node.run import run_node, timer_callback
@@ -51,7 +51,6 @@ from ros_ik.node.serialized_inputs import pose_target_fields
 from sensor_msgs.msg import JointState
 
 ARM = 'panda'
-JOINT_NAMES = [f'panda_joint{index}' for index in range(1, 8)]
 MOVING_SECONDS = 0.15  # s of moving commands after a target; the bench waits 0.1 s for rest
 SPEED = 0.01  # rad/s on joint 1 in a moving command
 
@@ -64,7 +63,8 @@ class LatencyFloorNode(Node):
         super().__init__('ros_ik')
         update_rate = self.declare_parameter('update_rate', 100.0).value
         self._epoch_ns = self.get_clock().now().nanoseconds
-        self._serialize = command_serializer('joint_state', JOINT_NAMES, self._epoch_ns)
+        joint_names = load_bundled_chain(ARM).joint_names  # in the order ik_node commands
+        self._serialize = command_serializer('joint_state', joint_names, self._epoch_ns)
         self._home = np.array(BUNDLED_ARMS[ARM].home, dtype=float)
         self._moving_until, self._side = 0.0, 0.0
         self._polled = PolledInputs(self)
@@ -77,7 +77,7 @@ class LatencyFloorNode(Node):
 
     def _command(self, side: float) -> bytes:
         """Return a command at the home pose, joint 1 at ``side * SPEED`` (rad/s)."""
-        velocity = np.zeros(len(JOINT_NAMES))
+        velocity = np.zeros(len(self._home))
         velocity[0] = side * SPEED
         now = (self.get_clock().now().nanoseconds - self._epoch_ns) * 1e-9
         return self._serialize(Command(self._home, velocity, np.zeros_like(velocity), 0.0,

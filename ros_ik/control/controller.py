@@ -564,8 +564,9 @@ class IkController:
 
     def _in_collision_notices(self) -> List[Notice]:
         """Say so when the commanded state is in collision (only moving apart is allowed)."""
-        contact = (self._collision_at(self._motion.position) if self.collision is not None
-                   else None)
+        if self.collision is None:
+            return []
+        contact = self._collision_at(self._motion.position)
         if contact is None:
             return []
         return [Notice('warn', 'collision:start', contact.in_collision_text())]
