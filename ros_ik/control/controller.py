@@ -81,7 +81,8 @@ from ros_ik.control.joint_state_cache import JointStateCache
 from ros_ik.control.last_result import LastResult
 from ros_ik.control.motion_limit_sources import LimitDefaults, resolve_motion_limits
 from ros_ik.control.parameters import Settings
-from ros_ik.control.targets import check_pose, is_known_frame, known_frames
+from ros_ik.control.targets import (check_pose, has_subnormal, INT_BITS_HINT, is_known_frame,
+                                    known_frames)
 from ros_ik.control.trajectory_horizon import (Horizon, KEEP_PERIODS, POINT_SPACING, Points,
                                                TAIL_SPACING, TrajectoryHorizon)
 from ros_ik.kinematics.damped_least_squares import DampingSchedule
@@ -368,6 +369,9 @@ class IkController:
         if values.shape != (6,) or not np.all(np.isfinite(values)):
             return [Notice('warn', 'jog:twist', f'jog twist ignored: not 6 finite values: '
                            f'{values.tolist()}')]
+        if has_subnormal(values):
+            return [Notice('warn', 'jog:int_bits', f'jog twist ignored: subnormal values '
+                           f'{values.tolist()}: {INT_BITS_HINT}')]
         chain = self.arm.chain
         frame = frame_id or self.settings.twist_frame or chain.tip_link
         if frame not in chain.frame_names:

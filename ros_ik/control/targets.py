@@ -45,6 +45,9 @@ ZERO_QUATERNION_NORM = 1e-6
 # it in an error norm would overflow.
 MAX_TARGET_COORDINATE = 1e4
 SMALLEST_NORMAL = sys.float_info.min  # 2.2e-308: smaller non-zero magnitudes are subnormal
+# What a subnormal value in a float64 field means, for the refusal of a target or a jog.
+INT_BITS_HINT = ('the bits of Python ints written into float64 fields (rclpy sends them '
+                 'unchecked); write 1.0, not 1')
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,7 @@ def check_pose(position: Sequence[float], quaternion_xyzw: Optional[Sequence[flo
         return TargetCheck(None, error=f'target position {position} is beyond '
                                        f'{MAX_TARGET_COORDINATE:g} m from the frame origin',
                            problem='position_range')
-    if _has_subnormal(position):
+    if has_subnormal(position):
         return _int_bits_refusal('position', position)
     if quaternion_xyzw is None:
         return TargetCheck(transform(np.eye(3), position))
@@ -83,7 +86,7 @@ def check_pose(position: Sequence[float], quaternion_xyzw: Optional[Sequence[flo
     if not all(map(math.isfinite, quaternion)):
         return TargetCheck(None, error=f'target orientation is not finite: {quaternion}',
                            problem='orientation')
-    if _has_subnormal(quaternion):
+    if has_subnormal(quaternion):
         return _int_bits_refusal('orientation', quaternion)
     norm = math.hypot(*quaternion)
     if norm < ZERO_QUATERNION_NORM:
@@ -96,16 +99,15 @@ def check_pose(position: Sequence[float], quaternion_xyzw: Optional[Sequence[flo
                                  position), warning=warning)
 
 
-def _has_subnormal(values: List[float]) -> bool:
+def has_subnormal(values: Sequence[float]) -> bool:
     """Return whether any of ``values`` is subnormal: ``0 < |v| < SMALLEST_NORMAL``."""
     return any(0.0 < abs(value) < SMALLEST_NORMAL for value in values)
 
 
 def _int_bits_refusal(part: str, values: List[float]) -> TargetCheck:
     """Return the refusal of a target whose ``part`` has subnormal ``values``."""
-    return TargetCheck(None, error=f'target {part} has subnormal values {values}: the bits of '
-                                   'Python ints written into float64 fields (rclpy sends them '
-                                   'unchecked); write 1.0, not 1', problem='int_bits')
+    return TargetCheck(None, error=f'target {part} has subnormal values {values}: '
+                                   f'{INT_BITS_HINT}', problem='int_bits')
 
 
 def is_known_frame(chain: Chain, frame_id: str) -> bool:

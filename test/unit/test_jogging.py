@@ -16,9 +16,12 @@
 
 from typing import List
 
+from geometry_msgs.msg import TwistStamped
 import numpy as np
 import pytest
+from rclpy.serialization import deserialize_message, serialize_message
 from ros_ik.control.controller import Command, IkController
+from ros_ik.node.messages import vector
 
 from test_controller import assert_commands_within_limits, controller_for, pose_of, run_loop
 
@@ -104,6 +107,35 @@ def test_the_newest_input_drives_the_arm():
     q, _ = run_loop(controller, controller.cycle(0.02).command.q, 5.0, start=0.03)
     assert controller.report().values['input'] == 'target'
     assert controller.report().message == 'target reached'
+
+
+def test_a_twist_carrying_python_ints_bits_is_refused_and_the_jog_goes_on():
+    """
+    Check ``linear.z = 1`` (an int) through rclpy is refused, not jogged at 5e-324 m/s.
+
+    rclpy's setters take the int (field checks off by default) and serialization writes its
+    bits; the running jog keeps its twist and the tool keeps moving along it.
+    """
+    controller = controller_for('ur5')
+    kinematics = controller.arm.kinematics
+    assert controller.set_twist('base_link', (0.0, 0.0, 0.05), (0.0, 0.0, 0.0), 0.0) == []
+    message = TwistStamped()
+    message.header.frame_id = 'base_link'
+    message.twist.linear.z = 1
+    received = deserialize_message(serialize_message(message), TwistStamped)
+    if received.twist.linear.z == 1.0:
+        pytest.skip('this rclpy serializes an int in a float64 field as its value')
+
+    def send(now: float) -> None:
+        notices = controller.set_twist(received.header.frame_id,
+                                       vector(received.twist.linear),
+                                       vector(received.twist.angular), now)
+        assert [notice.key for notice in notices] == ['jog:int_bits']
+        assert 'subnormal values [0.0, 0.0, 5e-324, 0.0, 0.0, 0.0]' in notices[0].message
+        assert 'write 1.0, not 1' in notices[0].message
+    commands = jog_loop(controller, UR5_START, 0.3, 0.01, send)
+    rise = kinematics.tip_pose(commands[-1].q)[2, 3] - kinematics.tip_pose(UR5_START)[2, 3]
+    assert rise > 0.005  # still the first jog's 0.05 m/s upward, braking after its timeout
 
 
 def test_jogging_through_a_wrist_singularity_neither_halts_nor_spikes():
