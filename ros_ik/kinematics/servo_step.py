@@ -35,7 +35,8 @@ seconds. For joints ``q`` and target ``T_base_target``:
    leaves the tool's twist unchanged;
 6. ``qdot`` scaled uniformly (direction kept) so every ``|qdot_j| <= scale * vmax_j``.
 
-Steps 3-6 are one compiled call (:mod:`ros_ik.kinematics.twist_motion`). The caller turns
+Steps 1-6 are one compiled call (:func:`servo_motion`; steps 3-6 in
+:mod:`ros_ik.kinematics.twist_motion`, which a jog calls alone). The caller turns
 ``qdot`` into motion under acceleration and jerk limits
 (:mod:`ros_ik.trajectory.online_generator`).
 """
@@ -47,13 +48,13 @@ from typing import Optional, Tuple
 import numba
 import numpy as np
 
-from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.kinematics.chain_kinematics import ChainKinematics, tip_pose_and_jacobian_into
 from ros_ik.kinematics.damped_least_squares import (COMMAND_DAMPING, DampingSchedule,
-                                                    make_workspace)
+                                                    DlsWorkspace, make_workspace)
 from ros_ik.kinematics.joint_limits import JointLimits
 from ros_ik.kinematics.task_space import FULL_POSE, row_weights
 from ros_ik.kinematics.transforms import pose_error_into
-from ros_ik.kinematics.twist_motion import twist_motion_into
+from ros_ik.kinematics.twist_motion import task_twist_motion
 
 # Weighted task error (m, or rad times orientation_weight) below which damping fades.
 ERROR_DAMPING_SCALE = 0.05
@@ -121,23 +122,22 @@ class ServoController:
 
     def step(self, q: np.ndarray, T_base_target: np.ndarray,
              options: ServoOptions) -> ServoStep:
-        """Return the joint velocity (n,) at ``q`` (n,) toward ``T_base_target``."""
-        q = np.asarray(q, dtype=float)
-        T_base_tip, J = self.kinematics.tip_pose_and_jacobian(q)
-        _, kept, weights = _task_rows(options.mask, options.orientation_weight)
-        twist = np.empty(6)
-        position_error, orientation_error, error_norm = servo_twist_into(
-            np.ascontiguousarray(T_base_target, dtype=float), T_base_tip, kept, weights,
-            float(options.gain), float(options.max_linear_speed),
-            float(options.max_angular_speed), twist)
-        motion = self._twist_motion(q, J, twist, options,
-                                    min(1.0, (error_norm / ERROR_DAMPING_SCALE) ** 2))
-        return ServoStep(velocity=motion.velocity, position_error=position_error,
-                         orientation_error=orientation_error,
-                         sigma_min=motion.sigma_min, damping=motion.damping,
-                         velocity_scaling=motion.velocity_scaling,
-                         at_position_limit=motion.at_position_limit,
-                         task_jacobian=motion.task_jacobian)
+        """Return the joint velocity (n,) at ``q`` (n,) toward ``T_base_target``: one kernel."""
+        rows, kept, weights = _task_rows(options.mask, options.orientation_weight)
+        kinematics, limits, damping = self.kinematics, self.limits, options.damping
+        (velocity, J_task, position_error, orientation_error, sigma_min, lam,
+         velocity_scaling, held) = servo_motion(
+            np.ascontiguousarray(q, dtype=float),
+            np.ascontiguousarray(T_base_target, dtype=float), kinematics.A,
+            kinematics.prismatic, kinematics.G_tip, rows, kept, weights, float(options.gain),
+            float(options.max_linear_speed), float(options.max_angular_speed), limits.lower,
+            limits.upper, limits.wraps_in_range, self._avoids_limits,
+            self._velocity_limits(options), float(damping.singular_value_threshold),
+            float(damping.max_damping), self._workspace)
+        return ServoStep(velocity=velocity, position_error=position_error,
+                         orientation_error=orientation_error, sigma_min=sigma_min,
+                         damping=lam, velocity_scaling=velocity_scaling,
+                         at_position_limit=held, task_jacobian=J_task)
 
     def jog(self, q: np.ndarray, twist: np.ndarray, options: ServoOptions) -> 'TwistMotion':
         """
@@ -147,30 +147,24 @@ class ServoController:
         singularity schedule damps at full strength (a jog has no error to fade with), so
         the tool slows through a singularity and moves on past it.
         """
-        q = np.asarray(q, dtype=float)
+        q = np.ascontiguousarray(q, dtype=float)
         _, J = self.kinematics.tip_pose_and_jacobian(q)
-        return self._twist_motion(q, J, np.asarray(twist, dtype=float), options, 1.0)
-
-    def _twist_motion(self, q: np.ndarray, J: np.ndarray, twist: np.ndarray,
-                      options: ServoOptions, damping_scale: float) -> 'TwistMotion':
-        """Return steps 3-6 of the module docstring for the twist (6,) and Jacobian (6, n)."""
         rows, _, weights = _task_rows(options.mask, options.orientation_weight)
-        weights = weights[rows]
-        velocity_limits = (options.velocity_scale * self.velocity_limits
-                           if options.velocity_limits is None else options.velocity_limits)
-        velocity = np.empty(len(q))
         limits, damping = self.limits, options.damping
-        J_task = np.ascontiguousarray(J[rows] * weights[:, None])
-        sigma_min, lam, velocity_scaling, held = twist_motion_into(
-            J_task, np.ascontiguousarray(twist[rows] * weights),
-            np.ascontiguousarray(q, dtype=float),
-            limits.lower, limits.upper, limits.wraps_in_range, self._avoids_limits,
-            np.ascontiguousarray(velocity_limits, dtype=float),
-            float(damping.singular_value_threshold), float(damping.max_damping),
-            float(damping_scale), velocity, self._workspace)
+        velocity, J_task, sigma_min, lam, velocity_scaling, held = task_twist_motion(
+            J, np.ascontiguousarray(twist, dtype=float), rows, weights, q, limits.lower,
+            limits.upper, limits.wraps_in_range, self._avoids_limits,
+            self._velocity_limits(options), float(damping.singular_value_threshold),
+            float(damping.max_damping), 1.0, self._workspace)
         return TwistMotion(velocity=velocity, sigma_min=sigma_min, damping=lam,
                            velocity_scaling=velocity_scaling, at_position_limit=held,
                            task_jacobian=J_task)
+
+    def _velocity_limits(self, options: ServoOptions) -> np.ndarray:
+        """Return the joints' speed caps (n,): the options' own, or velocity_scale x URDF."""
+        velocity_limits = (options.velocity_scale * self.velocity_limits
+                           if options.velocity_limits is None else options.velocity_limits)
+        return np.ascontiguousarray(velocity_limits, dtype=float)
 
 
 @lru_cache(maxsize=16)
@@ -189,6 +183,40 @@ def _task_rows(mask: Tuple[bool, ...], orientation_weight: float
     for array in (rows, kept, weights):
         array.flags.writeable = False
     return rows, kept, weights
+
+
+@numba.njit(cache=True, nogil=True)
+def servo_motion(q: np.ndarray, T_base_target: np.ndarray, A: np.ndarray, prismatic: np.ndarray,
+                 G_tip: np.ndarray, rows: np.ndarray, kept: np.ndarray, weights: np.ndarray,
+                 gain: float, max_linear_speed: float, max_angular_speed: float,
+                 lower: np.ndarray, upper: np.ndarray, wraps: np.ndarray,
+                 avoids_limits: np.ndarray, velocity_limits: np.ndarray,
+                 singular_value_threshold: float, max_damping: float, work: DlsWorkspace
+                 ) -> Tuple[np.ndarray, np.ndarray, float, float, float, float, float, bool]:
+    """
+    Return one servo step at ``q`` (n,), steps 1-6 of the module docstring in one call.
+
+    Returns ``(qdot, J_task, |e_p|, |e_o|, sigma_min, lam, scaling, held)``: the tip pose
+    and geometric Jacobian (6, n) from the chain's aligned frames ``A``, ``prismatic``,
+    ``G_tip`` (:func:`tip_pose_and_jacobian_into`), the twist (:func:`servo_twist_into`),
+    then the task rows ``rows`` weighted by ``weights`` (6,) through
+    :func:`ros_ik.kinematics.twist_motion.task_twist_motion` with the error scale
+    ``s = min(1, (|W e| / ERROR_DAMPING_SCALE)^2)``.
+    """
+    n = q.shape[0]
+    T_base_tip = np.empty((4, 4))
+    J = np.empty((6, n))
+    tip_pose_and_jacobian_into(q, A, prismatic, G_tip, np.empty((n, 3, 4)), T_base_tip, J)
+    twist = np.empty(6)
+    position_error, orientation_error, error_norm = servo_twist_into(
+        T_base_target, T_base_tip, kept, weights, gain, max_linear_speed, max_angular_speed,
+        twist)
+    velocity, J_task, sigma_min, damping, scaling, held = task_twist_motion(
+        J, twist, rows, weights, q, lower, upper, wraps, avoids_limits, velocity_limits,
+        singular_value_threshold, max_damping, min(1.0, (error_norm / ERROR_DAMPING_SCALE) ** 2),
+        work)
+    return (velocity, J_task, position_error, orientation_error, sigma_min, damping, scaling,
+            held)
 
 
 @numba.njit(cache=True, nogil=True)

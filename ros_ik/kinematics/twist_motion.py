@@ -32,7 +32,10 @@ weighted twist ``v`` (m,) and the joints ``q`` (n,):
    null, as ``numpy.linalg.pinv`` with that ``rcond`` treats them);
 6. ``qdot`` scaled by one factor (direction kept) so every ``|qdot_j| <= vmax_j``.
 
-One call allocates only its (n,) scratch; the Python servo step around it builds the twist.
+One call allocates only its (n,) scratch. :func:`task_twist_motion` first takes the task
+rows of the geometric Jacobian and the twist and weights them, so a jog is one compiled
+call; the servo step's kernel (:func:`ros_ik.kinematics.servo_step.servo_motion`) calls it
+after building the twist.
 """
 
 from typing import Tuple
@@ -157,3 +160,33 @@ def twist_motion_into(J: np.ndarray, twist: np.ndarray, q: np.ndarray, lower: np
     for j in range(n):
         velocity[j] *= scaling
     return sigma_min, damping, scaling, held
+
+
+@numba.njit(cache=True, nogil=True)
+def task_twist_motion(J: np.ndarray, twist: np.ndarray, rows: np.ndarray, weights: np.ndarray,
+                      q: np.ndarray, lower: np.ndarray, upper: np.ndarray, wraps: np.ndarray,
+                      avoids_limits: np.ndarray, velocity_limits: np.ndarray,
+                      singular_value_threshold: float, max_damping: float,
+                      damping_scale: float, work: DlsWorkspace
+                      ) -> Tuple[np.ndarray, np.ndarray, float, float, float, bool]:
+    """
+    Return ``(qdot, J_task, sigma_min, lam, scaling, held)`` for a tool twist (6,).
+
+    ``J`` (6, n): the geometric Jacobian at ``q`` (base frame); ``twist`` ``[v; w]`` (m/s,
+    rad/s); ``rows`` (m,) the task rows kept, ``weights`` (6,) the rows' weights. The task
+    is ``J_task = W J[rows]`` (m, n) and ``v_task = W twist[rows]`` (``W`` the kept rows'
+    weights); ``qdot`` (n,) and the rest as :func:`twist_motion_into` returns them.
+    """
+    m, n = rows.shape[0], J.shape[1]
+    J_task = np.empty((m, n))
+    task_twist = np.empty(m)
+    for i in range(m):
+        weight = weights[rows[i]]
+        task_twist[i] = weight * twist[rows[i]]
+        for j in range(n):
+            J_task[i, j] = weight * J[rows[i], j]
+    velocity = np.empty(n)
+    sigma_min, damping, scaling, held = twist_motion_into(
+        J_task, task_twist, q, lower, upper, wraps, avoids_limits, velocity_limits,
+        singular_value_threshold, max_damping, damping_scale, velocity, work)
+    return velocity, J_task, sigma_min, damping, scaling, held

@@ -21,7 +21,7 @@ from ros_ik.kinematics.bundled_arms import load_bundled_chain
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.damped_least_squares import (COMMAND_DAMPING, damped_step,
                                                     DampingSchedule, make_workspace)
-from ros_ik.kinematics.servo_step import ServoController, ServoOptions
+from ros_ik.kinematics.servo_step import ERROR_DAMPING_SCALE, ServoController, ServoOptions
 from ros_ik.kinematics.transforms import pose_error
 from ros_ik.kinematics.twist_motion import (LIMIT_AVOIDANCE_SPEED, LIMIT_MARGIN,
                                             twist_motion_into)
@@ -230,3 +230,54 @@ def test_the_step_hands_over_its_weighted_task_jacobian(arm_name: str, seed: int
         e_p, e_o = pose_error(kinematics.tip_pose(q + dq), kinematics.tip_pose(q - dq))
         expected = np.concatenate([e_p, e_o])[np.array(mask)] * weights / (2 * h)
         assert np.allclose(step.task_jacobian[:, j], expected, atol=1e-6)
+
+
+@given(st.sampled_from(['ur5', 'panda', 'planar_2link']),
+       st.integers(min_value=0, max_value=2 ** 32 - 1),
+       st.lists(st.booleans(), min_size=6, max_size=6).filter(any),
+       st.floats(min_value=0.05, max_value=5.0), st.floats(min_value=0.001, max_value=1.0))
+@settings(max_examples=80, deadline=None)
+def test_the_one_call_step_equals_its_steps_composed_in_numpy(arm_name: str, seed: int,
+                                                              mask: list,
+                                                              orientation_weight: float,
+                                                              distance: float):
+    """
+    Check the compiled step against steps 1-2 in numpy and steps 3-6 of the twist motion.
+
+    ``e`` from :func:`pose_error` on the masked rows, ``v = K e`` with each part capped, the
+    error scale ``min(1, (|W e| / ERROR_DAMPING_SCALE)^2)``, then the weighted task rows;
+    targets from far (capped, fully damped) to close (scale below 1).
+    """
+    kinematics = ChainKinematics(load_bundled_chain(arm_name))
+    chain = kinematics.chain
+    rng = np.random.default_rng(seed)
+    q = rng.uniform(np.maximum(chain.lower, -3.0), np.minimum(chain.upper, 3.0))
+    target = kinematics.tip_pose(q + distance * rng.normal(size=chain.n_joints))
+    options = ServoOptions(mask=tuple(mask), orientation_weight=orientation_weight,
+                           velocity_scale=0.5)
+    controller = ServoController(kinematics)
+    step = controller.step(q, target, options)
+    kept = np.array(mask)
+    e_p, e_o = pose_error(target, kinematics.tip_pose(q))
+    error = np.concatenate([e_p, e_o]) * kept
+    twist = np.concatenate([
+        error[:3] * min(options.gain, options.max_linear_speed / np.linalg.norm(error[:3]))
+        if np.linalg.norm(error[:3]) else error[:3],
+        error[3:] * min(options.gain, options.max_angular_speed / np.linalg.norm(error[3:]))
+        if np.linalg.norm(error[3:]) else error[3:]])
+    weights = np.array([1.0] * 3 + [orientation_weight] * 3)
+    scale = min(1.0, (np.linalg.norm(weights * error) / ERROR_DAMPING_SCALE) ** 2)
+    J_task = (kinematics.jacobian(q) * weights[:, None])[kept]
+    velocity = np.empty(chain.n_joints)
+    limits = controller.limits
+    twist_motion_into(J_task, (twist * weights)[kept], q, limits.lower, limits.upper,
+                      limits.wraps_in_range,
+                      np.isfinite(limits.lower) & np.isfinite(limits.upper)
+                      & ~limits.wraps_in_range,
+                      0.5 * chain.velocity_limits, COMMAND_DAMPING.singular_value_threshold,
+                      COMMAND_DAMPING.max_damping, scale, velocity,
+                      make_workspace(chain.n_joints))
+    assert np.allclose(step.task_jacobian, J_task, rtol=1e-12, atol=1e-12)
+    assert step.position_error == pytest.approx(np.linalg.norm(error[:3]), abs=1e-12)
+    assert step.orientation_error == pytest.approx(np.linalg.norm(error[3:]), abs=1e-9)
+    assert np.allclose(step.velocity, velocity, rtol=1e-9, atol=1e-12)
