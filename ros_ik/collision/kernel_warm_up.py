@@ -29,6 +29,7 @@ from ros_ik.collision.collision_setup import build_collision_model
 from ros_ik.collision.scene import parse_scene
 from ros_ik.collision.velocity_damper import damped_velocity, DamperRule
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.kinematics.kernel_cache import drop_stale_kernel_caches
 from ros_ik.kinematics.kernel_warm_up import warm_up_kernels
 from ros_ik.kinematics.urdf_loader import load_urdf_string
 from ros_ik.trajectory.motion_limits import MotionLimits
@@ -46,8 +47,13 @@ WARM_UP_SCENE = ('objects: [{name: block, type: box, size: [0.2, 0.2, 0.2], '
 
 
 def warm_up_collision_kernels() -> float:
-    """Call every compiled collision kernel once on a one-joint arm; return the seconds."""
+    """
+    Call every compiled collision kernel once on a one-joint arm; return the seconds.
+
+    Caches of older sources are removed first (:mod:`ros_ik.kinematics.kernel_cache`).
+    """
     start = time.perf_counter()
+    drop_stale_kernel_caches()
     kinematics = ChainKinematics(load_urdf_string(WARM_UP_URDF, 'base', 'arm'))
     model, _ = build_collision_model(WARM_UP_URDF, kinematics, '', parse_scene(WARM_UP_SCENE),
                                      lambda package: None)

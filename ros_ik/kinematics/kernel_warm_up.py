@@ -20,6 +20,8 @@ next to the module (or in the user's cache directory where that is read-only). A
 compile of all kernels takes about 15 s on a 2-core machine, a cache load about 0.3 s.
 ``ik_node`` calls :func:`warm_up_kernels` at start-up, so no control cycle pays for it, and
 ``make`` runs ``python -m ros_ik.kinematics.kernel_warm_up`` after installing the package.
+Before loading any, the warm-up removes caches older than the package's sources
+(:mod:`ros_ik.kinematics.kernel_cache`: numba checks only a kernel's own file).
 """
 
 import time
@@ -30,6 +32,7 @@ from ros_ik.kinematics.bundled_arms import load_bundled_chain
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.ik_solver import IkOptions, IkSolver
 from ros_ik.kinematics.joint_limits import nearest_row_distance, speed_scale
+from ros_ik.kinematics.kernel_cache import drop_stale_kernel_caches
 from ros_ik.kinematics.servo_step import ServoController, ServoOptions
 from ros_ik.kinematics.transforms import rotation_vector
 from ros_ik.trajectory.motion_limits import MotionLimits
@@ -39,8 +42,13 @@ WARM_UP_ARM = 'planar_2link'
 
 
 def warm_up_kernels() -> float:
-    """Call every compiled kernel once on the bundled planar arm; return the seconds taken."""
+    """
+    Call every compiled kernel once on the bundled planar arm; return the seconds taken.
+
+    Caches of older sources are removed first, so stale kernels never load.
+    """
     start = time.perf_counter()
+    drop_stale_kernel_caches()
     chain = load_bundled_chain(WARM_UP_ARM)
     kinematics = ChainKinematics(chain)
     q = chain.middle_configuration() + 0.3
