@@ -352,6 +352,7 @@ class IkController:
         self._target = Target(frame_id, check.T_frame_target, kind, position_only,
                               self._target_sequence)
         self._blocked_time, self._blocked_error = 0.0, np.inf
+        self._stopped_cycles = 0  # a new target's stall is its own (it starts from rest)
         self._jog = None  # the newest input drives the arm
         self._jog_path.reset()
         return notices

@@ -231,6 +231,34 @@ def test_unreachable_target_is_an_error_and_the_arm_stays_at_rest(mode):
     assert np.abs(np.array([command.q for command in commands]) - UR5_HOME).max() == 0.0
 
 
+def test_a_new_target_after_an_unreachable_one_is_not_reported_as_stalled():
+    """
+    Check the servo's stall count starts again with each target.
+
+    The arm rests 0.5 s and more out of reach of a target 3 m away; the next target is
+    reachable and must be tracked from its first cycle on, without a stall report ("target
+    unreachable: stopped ...") while the motion starts from rest.
+    """
+    controller = controller_for('ur5', mode='servo')
+    far = np.eye(4)
+    far[:3, 3] = [3.0, 0.0, 0.5]
+    controller.set_target('', *pose_of(far), 'pose')
+    q, _ = run_loop(controller, UR5_HOME, 1.0)
+    assert controller.status.level == 'ERROR'
+    T_base_goal = controller.arm.kinematics.tip_pose(UR5_GOAL)
+    assert controller.set_target('', *pose_of(T_base_goal), 'pose') == []
+    names, now = controller.arm.chain.joint_names, 1.0
+    for _ in range(20):  # the first 0.2 s: the motion starts from rest
+        controller.update_joint_state(names, q, now)
+        result = controller.cycle(now)
+        assert [notice.key for notice in result.notices] == []
+        assert (controller.status.level, controller.status.message) == (
+            'OK', 'tracking the target')
+        q, now = result.command.q, now + 0.01
+    q, _ = run_loop(controller, q, 6.0, start=now)
+    assert tip_error(controller, q, T_base_goal) < 1e-3
+
+
 def test_joint_state_problems_come_back_as_notices():
     """Check missing, extra, NaN and mismatched joint states are reported by kind."""
     controller = controller_for('ur5')
