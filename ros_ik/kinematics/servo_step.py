@@ -30,9 +30,10 @@ seconds. For joints ``q`` and target ``T_base_target``:
    them, repeated until no free joint pushes outward (holding one joint can push another
    out: one pass would freeze the arm);
 5. for redundant chains (more free joints than task rows), a secondary velocity
-   ``qdot_0`` that pushes joints within ``LIMIT_MARGIN`` of a bound back toward the middle
-   is projected into the null space of the task Jacobian, ``(I - J^+ J) qdot_0``, which
-   leaves the tool's twist unchanged;
+   ``qdot_0`` that pushes joints within ``LIMIT_MARGIN`` (of
+   :mod:`ros_ik.kinematics.twist_motion`) of a bound back toward the middle is projected
+   into the null space of the task Jacobian, ``(I - J^+ J) qdot_0``, which leaves the
+   tool's twist unchanged;
 6. ``qdot`` scaled uniformly (direction kept) so every ``|qdot_j| <= scale * vmax_j``.
 
 Steps 1-6 are one compiled call (:func:`servo_motion`; steps 3-6 in
@@ -58,11 +59,6 @@ from ros_ik.kinematics.twist_motion import task_twist_motion
 
 # Weighted task error (m, or rad times orientation_weight) below which damping fades.
 ERROR_DAMPING_SCALE = 0.05
-# Fraction of a joint's range next to each bound where the null-space motion pushes it back.
-LIMIT_MARGIN = 0.1
-# Null-space joint speed at a bound (rad/s or m/s), falling linearly to 0 at the margin.
-LIMIT_AVOIDANCE_SPEED = 0.3
-PSEUDO_INVERSE_RCOND = 1e-6
 
 
 @dataclass(frozen=True)
