@@ -143,7 +143,8 @@ class CollisionGuard:
                               APPROACH_RATE * (within - settings.collision_stop_distance)),
                           self.checker.padding)
         lam = max(damping, DAMPER_METRIC_DAMPING)
-        H = J_task.T @ J_task + lam * lam * np.eye(len(q))
+        H = J_task.T @ J_task
+        H.flat[::len(q) + 1] += lam * lam
         prepared = self._prepared
         if prepared.key == _prepared_key(self.checker, q, within):
             damped, contacts = constrained_velocity(

@@ -36,7 +36,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 
 from ros_ik.kinematics.chain import Chain
-from ros_ik.kinematics.transforms import quaternion_to_matrix, transform
+from ros_ik.kinematics.transforms import pose_matrix
 
 # Quaternions whose norm is off by more than this are normalised with a warning.
 QUATERNION_NORM_TOLERANCE = 1e-3
@@ -81,7 +81,7 @@ def check_pose(position: Sequence[float], quaternion_xyzw: Optional[Sequence[flo
     if has_subnormal(position):
         return _int_bits_refusal('position', position)
     if quaternion_xyzw is None:
-        return TargetCheck(transform(np.eye(3), position))
+        return TargetCheck(pose_matrix(position, (0.0, 0.0, 0.0, 1.0)))
     quaternion = [float(value) for value in quaternion_xyzw]
     if not all(map(math.isfinite, quaternion)):
         return TargetCheck(None, error=f'target orientation is not finite: {quaternion}',
@@ -95,8 +95,8 @@ def check_pose(position: Sequence[float], quaternion_xyzw: Optional[Sequence[flo
     warning = ''
     if abs(norm - 1.0) > QUATERNION_NORM_TOLERANCE:
         warning = f'target quaternion has norm {norm:.6g}; normalised'
-    return TargetCheck(transform(quaternion_to_matrix([value / norm for value in quaternion]),
-                                 position), warning=warning)
+    return TargetCheck(pose_matrix(position, [value / norm for value in quaternion]),
+                       warning=warning)
 
 
 def has_subnormal(values: Sequence[float]) -> bool:

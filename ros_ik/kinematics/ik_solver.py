@@ -34,6 +34,7 @@ Given ``random_seed`` the sequence of restarts is deterministic.
 """
 
 from dataclasses import dataclass
+import math
 import time
 from typing import List, NamedTuple, Optional, Tuple
 
@@ -242,7 +243,7 @@ class IkSolver:
 
     def out_of_reach_reason(self, T_base_target: np.ndarray, position_error: float) -> str:
         """Return why the target's position is provably out of reach, or '' if it may not be."""
-        distance = float(np.linalg.norm(T_base_target[:3, 3] - self.reach_origin))
+        distance = math.dist(T_base_target[:3, 3].tolist(), self.reach_origin.tolist())
         if distance <= self.reach:
             return ''
         return (f'target out of reach: {distance:.3f} m from the first joint, reach '

@@ -26,7 +26,7 @@ Conventions used throughout ros_ik:
 Functions accept a leading batch shape where noted (``...``).
 """
 
-from typing import Tuple
+from typing import List, Sequence, Tuple
 
 import numba
 import numpy as np
@@ -71,14 +71,31 @@ def transform(R: np.ndarray, p: np.ndarray) -> np.ndarray:
     return T
 
 
-def quaternion_to_matrix(q_xyzw: np.ndarray) -> np.ndarray:
+def quaternion_to_matrix(q_xyzw: Sequence[float]) -> np.ndarray:
     """Convert a unit quaternion ``(x, y, z, w)`` to a rotation matrix (3x3)."""
-    x, y, z, w = q_xyzw
-    return np.array([
+    return np.array(_rotation_rows(*q_xyzw))
+
+
+def pose_matrix(position: Sequence[float], q_xyzw: Sequence[float]) -> np.ndarray:
+    """
+    Return the 4x4 transform of position ``(x, y, z)`` and unit quaternion ``(x, y, z, w)``.
+
+    ``[[R(q), p], [0, 1]]`` built from Python floats in one array: a target's pose is
+    built once per target, on the path from its arrival to the first command, where each
+    numpy call on a tiny array costs 5-20 us with cold caches (``transform`` takes three).
+    """
+    rows = _rotation_rows(*q_xyzw)
+    return np.array([rows[0] + [position[0]], rows[1] + [position[1]],
+                     rows[2] + [position[2]], [0.0, 0.0, 0.0, 1.0]])
+
+
+def _rotation_rows(x: float, y: float, z: float, w: float) -> List[List[float]]:
+    """Return the rows of the rotation matrix of the unit quaternion ``(x, y, z, w)``."""
+    return [
         [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
         [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
         [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
+    ]
 
 
 def matrix_to_quaternion(R: np.ndarray) -> np.ndarray:

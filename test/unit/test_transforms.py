@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import numpy as np
 import pytest
 from ros_ik.kinematics.transforms import (axis_angle_matrix, matrix_to_quaternion,
-                                          pose_error, pose_error_into,
+                                          pose_error, pose_error_into, pose_matrix,
                                           quaternion_to_matrix, rotation_vector,
                                           rotation_vector_to_matrix, rpy_to_matrix)
 
@@ -54,6 +54,25 @@ def test_quaternion_round_trip(q):
     q_back = matrix_to_quaternion(R)
     sign = 1.0 if np.dot(q, q_back) >= 0.0 else -1.0
     np.testing.assert_allclose(sign * q_back, q, atol=1e-9)
+
+
+@given(quaternions, st.tuples(components, components, components))
+def test_pose_matrix_is_the_rotation_and_the_position_in_one_transform(q, p):
+    """Check ``[[R(q), p], [0, 1]]``: R the axis-angle matrix of ``q``, ``p`` as given."""
+    T = pose_matrix(p, q)
+    angle = 2.0 * np.arctan2(np.linalg.norm(q[:3]), q[3])
+    axis = q[:3] / np.linalg.norm(q[:3]) if np.linalg.norm(q[:3]) > 1e-9 else np.array(
+        [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(T[:3, :3], axis_angle_matrix(axis, angle), atol=1e-9)
+    np.testing.assert_array_equal(T[:3, 3], p)
+    np.testing.assert_array_equal(T[3], [0.0, 0.0, 0.0, 1.0])
+
+
+def test_pose_matrix_of_a_quarter_turn_about_z():
+    """Closed form: ``q = (0, 0, sin 45 deg, cos 45 deg)`` maps x to y."""
+    T = pose_matrix([1.0, 2.0, 3.0], [0.0, 0.0, np.sqrt(0.5), np.sqrt(0.5)])
+    np.testing.assert_allclose(T, [[0.0, -1.0, 0.0, 1.0], [1.0, 0.0, 0.0, 2.0],
+                                   [0.0, 0.0, 1.0, 3.0], [0.0, 0.0, 0.0, 1.0]], atol=1e-15)
 
 
 @given(st.tuples(components, components, components).filter(
