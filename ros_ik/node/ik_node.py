@@ -59,6 +59,7 @@ from ros_ik.kinematics.urdf_loader import read_robot_description
 from ros_ik.node.mesh_packages import package_directories
 from ros_ik.node.messages import (COMMAND_MESSAGES, diagnostics, format_value,
                                   ik_markers, scene_markers, vector)
+from ros_ik.node.node_clock import NodeClock
 from ros_ik.node.parameter_declarations import (as_declared_types,
                                                 declare_joint_limit_overrides, declare_settings)
 from ros_ik.node.polled_inputs import PolledInputs
@@ -109,7 +110,8 @@ class IkNode(Node):
     def __init__(self, **kwargs) -> None:
         """Validate and declare parameters, load the arm (or wait for it), create topics."""
         super().__init__('ros_ik', **kwargs)
-        self._epoch_ns = self.get_clock().now().nanoseconds
+        self._node_clock = NodeClock(self.get_clock())
+        self._epoch_ns = self._node_clock.now_ns()
         # rclpy keeps the start-up values (-p, parameter files) of this node here; the
         # table validates them (integers accepted for doubles) before anything is declared.
         overrides = {name: parameter.value
@@ -413,7 +415,7 @@ class IkNode(Node):
         Relative to the start so that a double keeps nanoseconds (seconds since 1970 in a
         double resolve only ~0.24 us, which shows as noise in an acceleration over 10 ms).
         """
-        return (self.get_clock().now().nanoseconds - self._epoch_ns) * 1e-9
+        return (self._node_clock.now_ns() - self._epoch_ns) * 1e-9
 
     def _on_control_timer(self) -> None:
         """Run the control cycle the timer is due for."""
@@ -450,6 +452,10 @@ class IkNode(Node):
         """
         if self._controller is None:
             return  # inputs wait in their histories (the newest of each) for the model
+        if not self._node_clock.has_time():
+            self._info('clock:waiting', 'waiting for a time on /clock (use_sim_time is true): '
+                                        'no commands until then')
+            return
         now = self._now()
         self._take_inputs(now)
         result = self._controller.cycle(now, measure)

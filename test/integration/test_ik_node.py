@@ -40,6 +40,7 @@ from ros_ik.node.messages import pose_message
 from ros_ik.tools.jtc_emulation import JointTrajectoryControllerEmulation
 from ros_ik.tools.node_processes import NodeProcess, RosPeer
 from ros_ik.trajectory.stream_check import stream_peaks_from_rest
+from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory
@@ -345,6 +346,38 @@ def test_a_target_finding_the_arm_at_rest_is_answered_at_once(peer, start_node):
     publisher.publish(pose_target(kinematics.tip_pose(np.array(UR5_HOME) - 0.3)))
     assert peer.spin_until(lambda: len(arrivals) > timer_cycle + 1, 10.0)
     assert arrivals[timer_cycle + 1] - moving_since > 0.75, 'the moving arm was commanded early'
+
+
+def test_with_use_sim_time_the_commands_are_stamped_on_the_clock_topic(peer, start_node):
+    """
+    Check ``use_sim_time``: no command before ``/clock`` gives a time, then commands on it.
+
+    The node has joint states and a target but no time: it says it waits and commands
+    nothing (stamped 0, the next command would jump 1000 s). Then ``/clock`` starts at
+    1000 s and advances 2 ms every 2 ms: commands stamped on that time (1.7e9 s on the
+    system clock), one period of it apart.
+    """
+    chain = load_bundled_chain('ur5')
+    kinematics = ChainKinematics(chain)
+    clock_publisher = peer.node.create_publisher(Clock, '/clock', 10)
+    sim_ns = [1000 * 10 ** 9]
+
+    def tick() -> None:
+        sim_ns[0] += 2_000_000
+        message = Clock()
+        message.clock.sec, message.clock.nanosec = divmod(sim_ns[0], 10 ** 9)
+        clock_publisher.publish(message)
+    node = start_node(use_sim_time=True)
+    arm = EchoArm(peer, chain.joint_names, UR5_HOME)
+    publish_until_matched(peer, target_publisher(peer), pose_target(kinematics.tip_pose(
+        np.array(UR5_GOAL))), arm=arm)
+    assert peer.spin_until(lambda: 'waiting for a time on /clock' in node.output(), 30.0)
+    assert arm.commands == []
+    peer.node.create_timer(0.002, tick)
+    assert peer.spin_until(lambda: len(arm.times) > 20, 30.0)
+    stamps = np.array(arm.times) + STAMP_EPOCH  # s on the node's clock
+    assert np.all((stamps > 1000.0) & (stamps < sim_ns[0] * 1e-9 + 1.0)), stamps
+    assert np.median(np.diff(stamps)) == pytest.approx(1.0 / UPDATE_RATE, abs=1e-6)
 
 
 def test_no_commands_before_joint_states_then_brake_and_hold_when_stale(peer, start_node):
