@@ -59,7 +59,7 @@ from ros_ik.kinematics.urdf_loader import read_robot_description
 from ros_ik.node.mesh_packages import package_directories
 from ros_ik.node.messages import (COMMAND_MESSAGES, diagnostics, format_value,
                                   ik_markers, scene_markers, vector)
-from ros_ik.node.node_clock import NodeClock
+from ros_ik.node.node_clock import NO_TIME, NodeClock
 from ros_ik.node.parameter_declarations import (as_declared_types,
                                                 declare_joint_limit_overrides, declare_settings)
 from ros_ik.node.polled_inputs import PolledInputs
@@ -415,7 +415,11 @@ class IkNode(Node):
         Relative to the start so that a double keeps nanoseconds (seconds since 1970 in a
         double resolve only ~0.24 us, which shows as noise in an acceleration over 10 ms).
         """
-        return (self._node_clock.now_ns() - self._epoch_ns) * 1e-9
+        return self._since_start(self._node_clock.now_ns())
+
+    def _since_start(self, now_ns: int) -> float:
+        """Return ``now_ns`` (ns of the node clock) in seconds since the node started."""
+        return (now_ns - self._epoch_ns) * 1e-9
 
     def _on_control_timer(self) -> None:
         """Run the control cycle the timer is due for."""
@@ -452,11 +456,12 @@ class IkNode(Node):
         """
         if self._controller is None:
             return  # inputs wait in their histories (the newest of each) for the model
-        if not self._node_clock.has_time():
+        now_ns = self._node_clock.now_ns()
+        if now_ns == NO_TIME:
             self._info('clock:waiting', 'waiting for a time on /clock (use_sim_time is true): '
                                         'no commands until then')
             return
-        now = self._now()
+        now = self._since_start(now_ns)
         self._take_inputs(now)
         result = self._controller.cycle(now, measure)
         if result.command is not None:

@@ -21,12 +21,16 @@ cycle and once per input. A node's ROS clock gives the system time (``CLOCK_REAL
 what ``time.time_ns()`` reads) until ROS time is activated (``use_sim_time``: then the
 time of ``/clock``). The clock calls back on activation and deactivation (a jump callback
 with ``on_clock_change``), which keeps which of the two is read. A node on ROS time starts
-at zero and has no time until ``/clock`` gives one.
+at zero (``NO_TIME``) and has no time until ``/clock`` gives one.
 """
 
 import time
 
 from rclpy.clock import JumpThreshold, ROSClock, TimeJump
+
+# What active ROS time reads until ``/clock`` gives a time: the clock has none yet
+# (rclcpp's ``Clock::started`` uses the same rule). The system time is never 0.
+NO_TIME = 0
 
 
 class NodeClock:
@@ -44,17 +48,12 @@ class NodeClock:
         """Read again whether ROS time is active (it was activated or deactivated)."""
         self._ros_time_active = self._clock.ros_time_is_active
 
-    def has_time(self) -> bool:
-        """
-        Return whether the clock has a time: the system time always; ROS time once non-zero.
-
-        Active ROS time reads zero until ``/clock`` gives a time (rclcpp's
-        ``Clock::started`` uses the same rule).
-        """
-        return not self._ros_time_active or self._clock.now().nanoseconds != 0
-
     def now_ns(self) -> int:
-        """Return the clock's time (ns): ROS time while active, else the system time."""
+        """
+        Return the clock's time (ns): ROS time while active, else the system time.
+
+        ``NO_TIME`` while ROS time is active and ``/clock`` has given no time yet.
+        """
         if self._ros_time_active:
             return self._clock.now().nanoseconds
         return time.time_ns()
