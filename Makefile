@@ -7,6 +7,7 @@
 # and for development:
 #   make test-unit  the fast tests (test/unit: no DDS, no processes)
 #   make docs       regenerate config/ik.yaml and the README parameter table
+#   make diagram    render docs/architecture.png from docs/architecture.dot (Graphviz)
 PYTHON ?= python3
 ROS_DISTRO ?= kilted
 ROS_REQUIREMENTS := requirements-$(ROS_DISTRO).txt
@@ -21,13 +22,18 @@ ARGS ?=
 # Keep DDS discovery on this machine unless the user chose otherwise.
 export ROS_AUTOMATIC_DISCOVERY_RANGE ?= LOCALHOST
 
-.PHONY: test test-unit demo report bench lint docs install colcon-test
+.PHONY: test test-unit demo report bench lint docs diagram install colcon-test
 
-$(STAMP): $(ROS_REQUIREMENTS) requirements.txt requirements-test.txt
+# tf2_msgs (no wheel on PyPI) is built from its definition into the venv: msgs/.
+TF2_MSGS := msgs/build_tf2_msgs.sh msgs/tf2_msgs/CMakeLists.txt msgs/tf2_msgs/package.xml \
+	msgs/tf2_msgs/msg/TFMessage.msg
+
+$(STAMP): $(ROS_REQUIREMENTS) requirements.txt requirements-test.txt $(TF2_MSGS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r $(ROS_REQUIREMENTS) -r requirements.txt \
 		-r requirements-test.txt
+	bash msgs/build_tf2_msgs.sh $(VENV)
 	touch $(STAMP)
 
 # -P: run the installed package, not the source tree in the current directory. The warm-up
@@ -62,6 +68,10 @@ bench: install
 	$(BIN)/python bench/bench_trajectory.py
 	$(BIN)/python bench/bench_jog.py
 	$(BIN)/python bench/bench_node.py
+
+# The README's architecture picture from its text source (Graphviz: apt-get install graphviz).
+diagram:
+	dot -Tpng -Gdpi=100 docs/architecture.dot -o docs/architecture.png
 
 lint: install
 	$(BIN)/python -P -m pytest test/lint

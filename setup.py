@@ -56,6 +56,7 @@ setup(
             'ros_ik_collision_pairs = ros_ik.tools.collision_pairs:main',
             'ros_ik_report = ros_ik.tools.report:main',
             'sim_arm = ros_ik.tools.executables:sim_arm',
+            'static_transform_publisher = ros_ik.tools.executables:static_transform_publisher',
             'target_marker = ros_ik.tools.executables:target_marker',
         ],
     },

@@ -41,7 +41,7 @@ from typing import List, Optional
 from geometry_msgs.msg import PoseStamped
 import numpy as np
 from rclpy.node import Node
-from ros_ik.control.controller import Command
+from ros_ik.control.cycle_types import Command
 from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, load_bundled_chain
 from ros_ik.node.ik_node import COMMAND_QOS, JOINT_STATE_QOS, TARGET_QOS
 from ros_ik.node.polled_inputs import PolledInputs
@@ -85,7 +85,7 @@ class LatencyFloorNode(Node):
 
     def _on_target(self, data: bytes) -> None:
         """Answer a target at once with a command toward its side."""
-        _, position, _ = pose_target_fields(data)
+        _, position, _, _ = pose_target_fields(data)
         self._side = 1.0 if position[1] > 0.0 else -1.0
         self._moving_until = time.monotonic() + MOVING_SECONDS
         self._publisher.publish(self._command(self._side))

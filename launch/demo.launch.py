@@ -19,8 +19,10 @@ Takes every argument of ``ik.launch.py`` (arm, urdf_file, base_link, tip_link,
 joint_limits_file, mode, command_type, params_file, namespace, target_topic, point_topic,
 command_topic) plus ``use_sim`` (the kinematic simulated arm, strict like a real
 controller; ``false`` to drive a real arm's controllers), ``use_rsp``
-(robot_state_publisher for TF), ``use_rviz``, ``rviz_config`` (its fixed frame is set to
-the chain's base with ``rviz2 -f``) and ``use_marker`` (the 6-DOF drag target). By default
+(robot_state_publisher for TF), ``world_frame`` (the arm's base mounted in it by a static
+transform, identity; empty: none), ``use_rviz``, ``rviz_config`` (its fixed frame is set to
+``world_frame``, else the chain's base, with ``rviz2 -f``) and ``use_marker`` (the 6-DOF
+drag target). By default
 the drag target, RViz's 2D Goal Pose (``goal_pose``) and Publish Point (``clicked_point``)
 all drive the arm; every topic is relative, so ``namespace`` applies to all of it. Optional
 parts that are not installed (robot_state_publisher, rviz2, interactive_markers) are left
@@ -60,6 +62,8 @@ DEMO_ARGUMENTS = (
     ('use_sim', 'true', 'start the kinematic simulated arm (false: a real arm takes the '
                         'commands through command_topic)'),
     ('use_rsp', 'true', 'start robot_state_publisher (TF for RViz)'),
+    ('world_frame', 'world', 'mount the base in this frame (a static transform, identity) '
+                             "and make it RViz's fixed frame; empty: none"),
     ('use_rviz', 'true', 'start RViz'),
     ('use_marker', 'true', 'start the 6-DOF drag target (interactive marker) for RViz'),
     ('rviz_config', os.path.join(SHARE, 'config', 'demo.rviz'), 'RViz configuration'),
@@ -103,7 +107,7 @@ def companions(context):
     argument = {name: value(LaunchConfiguration(name)) for name in (
         'arm', 'urdf_file', 'xacro_args', 'base_link', 'tip_link', 'joint_limits_file',
         'namespace',
-        'command_type', 'target_topic', 'command_topic', 'rviz_config')}
+        'command_type', 'target_topic', 'command_topic', 'rviz_config', 'world_frame')}
     setup = choose_arm(argument['arm'], argument['urdf_file'], argument['base_link'],
                        argument['tip_link'], os.path.join(SHARE, 'urdf'),
                        argument['joint_limits_file'], argument['xacro_args'])
@@ -136,10 +140,14 @@ def companions(context):
             parameters=[{'robot_description': description}]),
         'use_rviz': Node(
             package='rviz2', executable='rviz2', namespace=namespace, output='screen',
-            arguments=['-d', argument['rviz_config'], '-f', setup.base_link]),
+            arguments=['-d', argument['rviz_config'], '-f',
+                       argument['world_frame'] or setup.base_link]),
     }
-    return actions + [node for part, node in nodes.items()
-                      if wanted[part] and part not in missing]
+    mount = [Node(package='ros_ik', executable='static_transform_publisher', output='screen',
+                  arguments=['--frame-id', argument['world_frame'], '--child-frame-id',
+                             setup.base_link])] if argument['world_frame'] else []
+    return actions + mount + [node for part, node in nodes.items()
+                              if wanted[part] and part not in missing]
 
 
 def generate_launch_description() -> LaunchDescription:

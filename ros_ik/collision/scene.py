@@ -25,6 +25,8 @@ metres and radians, ``rpy`` as in URDF)::
         pose: {xyz: [0.0, 0.0, -0.1], rpy: [0.0, 0.0, 0.0]}
         allowed_links: [base_link, shoulder_link]   # may touch it (allowed collisions)
         link: tool0          # optional: attached to this robot link (a tool)
+        frame: world         # optional: the pose is in this TF frame (placed through TF
+                             # when the scene is loaded; not with link)
 
 Every problem raises :class:`SceneError` naming the object and the field.
 """
@@ -37,7 +39,8 @@ from ros_ik.collision.shapes import Shape
 from ros_ik.kinematics.transforms import rpy_to_matrix, transform
 import yaml
 
-OBJECT_FIELDS = ('name', 'type', 'size', 'radius', 'length', 'pose', 'allowed_links', 'link')
+OBJECT_FIELDS = ('name', 'type', 'size', 'radius', 'length', 'pose', 'allowed_links', 'link',
+                 'frame')
 DIMENSIONS = {'box': ('size',), 'sphere': ('radius',), 'cylinder': ('radius', 'length')}
 
 
@@ -47,12 +50,18 @@ class SceneError(ValueError):
 
 @dataclass(frozen=True)
 class SceneObject:
-    """One object: its shape (in the frame of ``link``; '' = base), allowed links."""
+    """
+    One object: its shape (in the frame of ``link``; '' = base), allowed links.
+
+    ``frame``: a TF frame the shape's pose is given in, until the scene is placed in the
+    base frame through TF (by the controller, before any check); '' = base.
+    """
 
     name: str
     shape: Shape
     link: str
     allowed_links: Tuple[str, ...]
+    frame: str = ''
 
 
 def _number(value: Any, where: str) -> float:
@@ -131,7 +140,13 @@ def _scene_object(entry: Any, number: int, names: Sequence[str]) -> SceneObject:
     link = entry.get('link', '')
     if not isinstance(link, str):
         raise SceneError(f'{where}: field "link" must be a link name, got {link!r}')
-    return SceneObject(name, shape, link, tuple(allowed))
+    frame = entry.get('frame', '')
+    if not isinstance(frame, str):
+        raise SceneError(f'{where}: field "frame" must be a frame name, got {frame!r}')
+    if frame and link:
+        raise SceneError(f'{where}: fields "frame" and "link" exclude each other (an '
+                         'attached object moves with its link)')
+    return SceneObject(name, shape, link, tuple(allowed), frame)
 
 
 def parse_scene(text: str, source: str = 'collision scene') -> List[SceneObject]:
@@ -170,9 +185,17 @@ def load_scene_file(path: str) -> List[SceneObject]:
 
 def check_links(objects: Sequence[SceneObject], links: Sequence[str],
                 source: str = 'collision scene') -> Optional[str]:
-    """Return why an object names a link the robot does not have ('' if none does)."""
+    """
+    Return why the objects cannot be checked ('' if they can).
+
+    An object that names a link the robot does not have, or one still in a TF frame (not
+    placed in the base frame).
+    """
     known = set(links)
     for item in objects:
+        if item.frame:
+            return (f'{source}: object "{item.name}" is still in TF frame "{item.frame}"; it '
+                    'must be placed in the base frame first')
         for link in item.allowed_links + ((item.link,) if item.link else ()):
             if link not in known:
                 return (f'{source}: object "{item.name}" names link "{link}", which the robot '

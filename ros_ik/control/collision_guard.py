@@ -182,3 +182,19 @@ class CollisionGuard:
     def nearest(self, q: np.ndarray) -> Optional[Contact]:
         """Return the closest checked pair at ``q`` (None without pairs)."""
         return self.checker.nearest(q)
+
+    def touches(self, contact: Contact) -> bool:
+        """Return whether ``contact`` is closer than ``collision_padding`` (in collision)."""
+        return contact.distance < self.checker.padding
+
+    def in_collision_at(self, q: np.ndarray) -> Optional[Contact]:
+        """
+        Return the closest pair at joint positions ``q`` if it is in collision there.
+
+        In collision: closer than ``collision_padding`` (m); None: not in collision. A
+        refusal names the pair at the nearest goal before the contact of the last motion
+        checked: a target inside an obstacle (or under the floor) is refused naming the
+        obstacle, whichever pair the motions toward its solutions would meet first.
+        """
+        contact = self.nearest(q)
+        return contact if contact is not None and self.touches(contact) else None

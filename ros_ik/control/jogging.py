@@ -15,9 +15,10 @@
 """
 Jogging: a tool twist or joint velocities from a joystick or keyboard, turned into a goal.
 
-A twist ``[v; w]`` (m/s, rad/s) is given in a frame ``F`` of the chain (its orientation; ``v``
-is the tool origin's velocity): in the base frame it is ``[R_base_F v; R_base_F w]`` at the
-commanded joints, scaled by ``jog_linear_scale`` / ``jog_angular_scale`` and masked by
+A twist ``[v; w]`` (m/s, rad/s) is given in a frame ``F`` (its orientation; ``v`` is the
+tool origin's velocity): a chain frame or a TF frame. In the base frame it is
+``[R_base_F v; R_base_F w]`` (a chain frame at the commanded joints, a TF frame at its latest
+transform), scaled by ``jog_linear_scale`` / ``jog_angular_scale`` and masked by
 ``task_axes``. The servo's damped least squares (the singularity damping with a quarter of
 the threshold and ``lam_max``, see ``JOG_DAMPING_FRACTION``; joints at a limit held, the
 null space on redundant arms) turns it into joint velocities ``qdot``;
@@ -37,7 +38,7 @@ bounded by ``K_path MAX_LEAD``.
 """
 
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -65,13 +66,15 @@ class JogCommand:
 
 
 @dataclass(frozen=True)
-class JogGoal:
-    """Where the jog moves this cycle: the goal, each joint's speed, and what shaped it."""
+class JogVelocity:
+    """A jog cycle's joint velocity (n,) and what shaped it."""
 
-    q_goal: np.ndarray
-    joint_speeds: np.ndarray
+    qdot: np.ndarray
     damping: float
     at_position_limit: bool
+    # (m, n): the weighted task Jacobian a twist's velocity came from (TwistMotion's);
+    # None for joint jogs
+    task_jacobian: Optional[np.ndarray]
 
 
 class JogPath:
@@ -145,34 +148,41 @@ def joint_velocity_command(joint_names: Sequence[str], names: Sequence[str],
     return qdot, ''
 
 
-def jog_goal(arm: ControlledArm, limits: MotionLimits, options: ServoOptions,
-             q: np.ndarray, jog: JogCommand, scales: Tuple[float, float], path: JogPath,
-             dt: float,
-             shape_velocity: Callable[[np.ndarray, float, Optional[np.ndarray]], np.ndarray]
-             = lambda qdot, *_: qdot) -> JogGoal:
+def jog_velocity(arm: ControlledArm, options: ServoOptions, q: np.ndarray, jog: JogCommand,
+                 R_base_frame: Optional[np.ndarray], scales: Tuple[float, float],
+                 path: JogPath, dt: float) -> JogVelocity:
     """
-    Return the generator goal of one jog cycle at the commanded joints ``q``.
+    Return the joint velocity of one jog cycle at the commanded joints ``q``.
 
-    ``shape_velocity(qdot, damping, J_task)`` may change the joint velocity before it
-    becomes the goal (the collision velocity damper); ``J_task``: the weighted task
-    Jacobian a twist's velocity came from (:class:`TwistMotion`), None for joint jogs.
+    A twist jog: the twist in the base frame (rotated by ``R_base_frame``, the
+    orientation of the jog's frame; scaled by ``scales`` = (linear, angular), corrected
+    back onto ``path``) through the servo's damped least squares
+    (:meth:`ServoController.jog`). A joint jog: its velocities clipped to the options'
+    speed caps.
     """
-    velocity_limits = options.velocity_limits
-    damping, at_limit, J_task = 0.0, False, None
-    if jog.kind == 'twist':
-        R_base_frame = arm.kinematics.frame_pose(q, jog.frame)[:3, :3]
-        twist = np.concatenate([R_base_frame @ jog.values[:3] * scales[0],
-                                R_base_frame @ jog.values[3:] * scales[1]])
-        twist = twist + path.correction(arm.kinematics.tip_pose(q), twist, dt)
-        motion = arm.servo.jog(q, twist, options)
-        qdot, damping, at_limit = motion.velocity, motion.damping, motion.at_position_limit
-        J_task = motion.task_jacobian
-    else:
-        qdot = np.clip(jog.values, -velocity_limits, velocity_limits)
-    qdot = shape_velocity(qdot, damping, J_task)
+    if jog.kind != 'twist':
+        velocity_limits = options.velocity_limits
+        return JogVelocity(np.clip(jog.values, -velocity_limits, velocity_limits), 0.0,
+                           False, None)
+    twist = np.concatenate([R_base_frame @ jog.values[:3] * scales[0],
+                            R_base_frame @ jog.values[3:] * scales[1]])
+    twist = twist + path.correction(arm.kinematics.tip_pose(q), twist, dt)
+    motion = arm.servo.jog(q, twist, options)
+    return JogVelocity(motion.velocity, motion.damping, motion.at_position_limit,
+                       motion.task_jacobian)
+
+
+def jog_goal(limits: MotionLimits, q: np.ndarray, qdot: np.ndarray) -> np.ndarray:
+    """
+    Return the generator goal ``q + qdot T`` (n,) of a jog at ``q`` cruising at ``qdot``.
+
+    ``T = LOOKAHEAD_FACTOR t_stop + LOOKAHEAD_MARGIN`` (s) with ``t_stop = max_j (|qdot_j| /
+    a_max_j + a_max_j / j_max_j)``, what the slowest joint needs to stop: the plan is then
+    mostly cruise.
+    """
     stopping = np.abs(qdot) / limits.acceleration + limits.acceleration / limits.jerk
     lookahead = LOOKAHEAD_FACTOR * float(np.max(stopping, initial=0.0)) + LOOKAHEAD_MARGIN
-    return JogGoal(q + qdot * lookahead, np.abs(qdot), damping, at_limit)
+    return q + qdot * lookahead
 
 
 def describe(jog: JogCommand) -> Dict[str, object]:

@@ -120,7 +120,7 @@ class Settings:
     xacro_args: str = _parameter(
         '', 'arguments for a .xacro robot_description_file, "name:=value name2:=value2"',
         read_only=True)
-    base_link: str = _parameter('base_link', 'chain base link: frame of targets and FK',
+    base_link: str = _parameter('base_link', 'chain base link: frame of FK and commands',
                                 read_only=True)
     tip_link: str = _parameter('tool0', 'chain tip link: the frame driven to the target',
                                read_only=True)
@@ -183,7 +183,16 @@ class Settings:
                                               'rotation error [rad]', value_range=(1e-6, 3.2))
     twist_frame: str = _parameter(
         '', 'frame of ~/delta_twist_cmds with an empty frame_id and of unstamped twists: a '
-        'chain link; empty: the tip link')
+        'chain link or a TF frame; empty: the tip link')
+    planning_frame: str = _parameter(
+        '', 'frame of targets whose frame_id is empty: a chain link or a TF frame; empty: '
+        'the chain base')
+    transform_timeout: float = _parameter(
+        0.5, 'a target in a TF frame waits this long for its transform (at its stamp; '
+        'stamp 0: the latest), then it is refused [s]', value_range=(0.0, 10.0))
+    max_transform_age: float = _parameter(
+        1.0, 'a dynamic transform older than this is stale: a servo target or jog in a '
+        'frame that stopped updating brakes to rest [s]', value_range=(0.01, 60.0))
     jog_linear_scale: float = _parameter(1.0, 'factor on the linear part of jog twists',
                                          value_range=(0.0, 10.0))
     jog_angular_scale: float = _parameter(1.0, 'factor on the angular part of jog twists',

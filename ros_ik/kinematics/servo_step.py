@@ -156,6 +156,17 @@ class ServoController:
                            velocity_scaling=velocity_scaling, at_position_limit=held,
                            task_jacobian=J_task)
 
+    def task_jacobian(self, q: np.ndarray, options: ServoOptions) -> np.ndarray:
+        """
+        Return the weighted task Jacobian (m, n) at ``q``: what a step's ``task_jacobian`` is.
+
+        The masked rows of the geometric Jacobian (base frame), angular rows times
+        ``orientation_weight`` (m/rad): the velocity damper's metric for a velocity that
+        came from no step (a joint jog).
+        """
+        rows, _, weights = _task_rows(options.mask, options.orientation_weight)
+        return self.kinematics.jacobian(q)[rows] * weights[rows, None]
+
     def _velocity_limits(self, options: ServoOptions) -> np.ndarray:
         """Return the joints' speed caps (n,): the options' own, or velocity_scale x URDF."""
         velocity_limits = (options.velocity_scale * self.velocity_limits

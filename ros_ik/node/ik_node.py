@@ -28,9 +28,10 @@ in :mod:`ros_ik.control.parameters`, validated at start-up and on every set. See
 topics, parameters and their QoS.
 """
 
+from dataclasses import dataclass
 from functools import partial
 import sys
-from typing import Any, Callable, Dict, List, Optional, Type
+from typing import Any, Callable, Dict, List, Optional, Sequence, Type
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PoseStamped, Twist, TwistStamped
@@ -44,16 +45,19 @@ from ros_ik.collision.collision_checker import CollisionChecker
 from ros_ik.collision.collision_model import CollisionModel
 from ros_ik.collision.collision_setup import build_collision_model, with_scene
 from ros_ik.collision.kernel_warm_up import warm_up_collision_kernels
-from ros_ik.collision.scene import load_scene_file, parse_scene, SceneError
+from ros_ik.collision.scene import load_scene_file, parse_scene, SceneError, SceneObject
 from ros_ik.collision.shapes import GeometryError
 from ros_ik.control.arm import ControlledArm
 from ros_ik.control.collision_guard import CollisionGuard
 from ros_ik.control.command_topics import private_command_topic
-from ros_ik.control.controller import Command, IkController, Notice
+from ros_ik.control.controller import IkController
+from ros_ik.control.cycle_types import Command, Notice
 from ros_ik.control.motion_limit_sources import (JointLimitsError, LimitDefaults,
                                                  resolve_motion_limits)
 from ros_ik.control.parameters import PARAMETER_TABLE, ParameterError
+from ros_ik.control.scene_placement import needs_placement, placed_scene
 from ros_ik.kinematics.kernel_warm_up import warm_up_kernels
+from ros_ik.kinematics.transform_buffer import FrameError
 from ros_ik.kinematics.urdf_errors import UrdfError
 from ros_ik.kinematics.urdf_loader import read_robot_description
 from ros_ik.node.mesh_packages import package_directories
@@ -68,6 +72,7 @@ from ros_ik.node.serialized_commands import command_serializer, CommandSerialize
 from ros_ik.node.serialized_inputs import (NewestInput, NewestJointStates,
                                            point_target_fields, pose_target_fields,
                                            TargetFields)
+from ros_ik.node.tf_frames import frame_source
 from ros_ik.node.throttled_log import KeyedThrottle
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, String
@@ -104,6 +109,21 @@ class ConfigurationError(ValueError):
     """A start-up input the node cannot run with (unreadable URDF file)."""
 
 
+@dataclass(frozen=True)
+class UnplacedScene:
+    """
+    A collision scene with objects in TF frames, waiting for their transforms.
+
+    ``deadline`` (s since the node started): then it is rejected and the scene before
+    stays; None (the start-up scene): it waits, and no target or jog is handed over until
+    it is placed (the arm must not move without its scene).
+    """
+
+    objects: Sequence[SceneObject]
+    source: str
+    deadline: Optional[float]
+
+
 class IkNode(Node):
     """Subscribes targets and joint states, publishes joint commands and diagnostics."""
 
@@ -131,6 +151,7 @@ class IkNode(Node):
         self._collision_model: Optional[CollisionModel] = None
         self._next_model: Optional[CollisionModel] = None  # validated, applied after the set
         self._urdf_text = ''
+        self._unplaced_scene: Optional[UnplacedScene] = None
         # Joint states, polled by the control cycle (they wait in their DDS history until
         # the controller exists) and kept newest per joint set; the newest target or jog.
         self._polled = PolledInputs(self)
@@ -141,6 +162,8 @@ class IkNode(Node):
         self._early_cycle_allowed = True  # until the timer's next cycle after an early one
         self._warn = KeyedThrottle(self._log_warning, WARNING_PERIOD)
         self._info = KeyedThrottle(self._log_info, INFO_PERIOD)
+        self._frames = frame_source(self, self._settings.base_link, self._ros_seconds,
+                                    lambda: self._settings.max_transform_age, self._warn)
         command_type = self._settings.command_type
         self._command_publisher = self.create_publisher(
             COMMAND_MESSAGES[command_type], private_command_topic(command_type), COMMAND_QOS)
@@ -201,7 +224,7 @@ class IkNode(Node):
                                          LimitDefaults.of(settings),
                                          self._joint_limit_overrides)
         self._controller = IkController(arm, settings, resolved.limits,
-                                        self._collision_guard(urdf_text, arm))
+                                        self._collision_guard(urdf_text, arm), self._frames)
         chain = arm.chain
         self._serialize_command = command_serializer(settings.command_type, chain.joint_names,
                                                      self._epoch_ns)
@@ -235,8 +258,13 @@ class IkNode(Node):
                 raise ConfigurationError(f'cannot read robot_description_semantic_file '
                                          f'"{path}": {error.strerror}') from error
         self._urdf_text = urdf_text
+        scene = load_scene_file(settings.collision_scene_file)
+        if needs_placement(scene, arm.chain.base_link):
+            self._unplaced_scene = UnplacedScene(
+                scene, f'collision_scene_file "{settings.collision_scene_file}"', None)
+            scene = []
         model, note = build_collision_model(
-            urdf_text, arm.kinematics, srdf_text, load_scene_file(settings.collision_scene_file),
+            urdf_text, arm.kinematics, srdf_text, scene,
             package_directories(settings.mesh_search_path))
         self.get_logger().info(f'collision checking: {len(model.pairs)} element pairs; {note}')
         self.get_logger().info(f'collision pairs never checked: {model.left_out_text()}')
@@ -273,14 +301,43 @@ class IkNode(Node):
         self._use_collision_model(new_model, f'robot_description_semantic received ({note})')
 
     def _on_scene(self, message: String) -> None:
-        """Replace the scene with the objects of a ~/collision_scene message (scene YAML)."""
+        """
+        Replace the scene with the objects of a ~/collision_scene message (scene YAML).
+
+        Objects in TF frames are placed within transform_timeout (the scene before stays
+        meanwhile).
+        """
         try:
-            model = with_scene(self._collision_model, parse_scene(message.data,
-                                                                  '~/collision_scene'))
+            scene = parse_scene(message.data, '~/collision_scene')
         except SceneError as error:
             self.get_logger().error(f'collision scene rejected: {error}')
             return
-        self._use_collision_model(model, f'new scene ({len(model.scene)} objects)')
+        self._unplaced_scene = UnplacedScene(scene, '~/collision_scene',
+                                             self._now() + self._settings.transform_timeout)
+        self._place_scene(self._now())
+
+    def _place_scene(self, now: float) -> None:
+        """Place the unplaced scene through TF and check against it, or wait, or reject it."""
+        unplaced = self._unplaced_scene
+        try:
+            scene = placed_scene(unplaced.objects, self._frames,
+                                 self._controller.arm.chain.base_link)
+            model = with_scene(self._collision_model, scene)
+        except FrameError as error:
+            if unplaced.deadline is None:
+                self._warn('scene:tf', f'{unplaced.source} waits for TF: {error}; no target or '
+                                       'jog is taken until its objects are placed')
+            elif now > unplaced.deadline:
+                self._unplaced_scene = None
+                self.get_logger().error(f'{unplaced.source} rejected: no transform within '
+                                        f'transform_timeout: {error}; the scene before stays')
+            return
+        except SceneError as error:
+            self._unplaced_scene = None
+            self.get_logger().error(f'collision scene rejected: {error}')
+            return
+        self._unplaced_scene = None
+        self._use_collision_model(model, f'{unplaced.source}: scene of {len(scene)} objects')
 
     def _create_timer(self, name: str):
         """Create the timer ``name`` of :data:`TIMERS` with the period its parameter sets."""
@@ -328,17 +385,24 @@ class IkNode(Node):
         self.create_subscription(message_type, topic, self._newest_input.keeper(handler, read),
                                  qos, raw=True)
 
-    def _take_target_pose(self, fields: TargetFields, _: float) -> List[Notice]:
+    def _take_target_pose(self, fields: TargetFields, receive_time: float) -> List[Notice]:
         """Hand over a full-pose target."""
-        return self._controller.set_target(*fields, 'pose')
+        return self._hand_over_target(fields, 'pose', receive_time)
 
-    def _take_planar_goal(self, fields: TargetFields, _: float) -> List[Notice]:
+    def _take_planar_goal(self, fields: TargetFields, receive_time: float) -> List[Notice]:
         """Hand over a planar goal (RViz 2D Goal Pose), read per planar_goal_mode."""
-        return self._controller.set_target(*fields, 'planar')
+        return self._hand_over_target(fields, 'planar', receive_time)
 
-    def _take_target_point(self, fields: TargetFields, _: float) -> List[Notice]:
+    def _take_target_point(self, fields: TargetFields, receive_time: float) -> List[Notice]:
         """Hand over a point target (orientation free or held, per point_orientation)."""
-        return self._controller.set_target(*fields, 'point')
+        return self._hand_over_target(fields, 'point', receive_time)
+
+    def _hand_over_target(self, fields: TargetFields, kind: str,
+                          receive_time: float) -> List[Notice]:
+        """Hand over a target of ``kind``: frame, pose, its stamp (s) and receive time (s)."""
+        frame_id, position, quaternion, stamp = fields
+        return self._controller.set_target(frame_id, position, quaternion, kind, receive_time,
+                                           stamp)
 
     def _take_twist(self, message: TwistStamped, receive_time: float) -> List[Notice]:
         """Hand over a jog twist in its header's frame (empty: twist_frame)."""
@@ -371,6 +435,10 @@ class IkNode(Node):
             self._joint_states.keep(data, receive_time)
         for names, positions, receive_time in self._joint_states.take():
             self._log(controller.update_joint_state(names, positions, receive_time))
+        if self._unplaced_scene is not None:
+            self._place_scene(now)
+        if self._unplaced_scene is not None and self._unplaced_scene.deadline is None:
+            return  # the start-up scene is not placed: no target or jog moves the arm yet
         newest = self._newest_input.take()
         if newest is not None:
             handler, read, data, receive_time = newest
@@ -383,9 +451,10 @@ class IkNode(Node):
             updated = self._settings.updated(_table_values(parameters))
             if (self._collision_model is not None
                     and updated.collision_scene_file != self._settings.collision_scene_file):
-                self._next_model = with_scene(self._collision_model,
-                                              load_scene_file(updated.collision_scene_file))
-        except (ParameterError, SceneError) as error:
+                self._next_model = with_scene(self._collision_model, placed_scene(
+                    load_scene_file(updated.collision_scene_file), self._frames,
+                    self._controller.arm.chain.base_link))
+        except (ParameterError, SceneError, FrameError) as error:
             return SetParametersResult(successful=False, reason=str(error))
         return SetParametersResult(successful=True)
 
@@ -416,6 +485,10 @@ class IkNode(Node):
         double resolve only ~0.24 us, which shows as noise in an acceleration over 10 ms).
         """
         return self._since_start(self._node_clock.now_ns())
+
+    def _ros_seconds(self) -> float:
+        """Return the node clock in s on the ROS clock (what header stamps count)."""
+        return self._node_clock.now_ns() * 1e-9
 
     def _since_start(self, now_ns: int) -> float:
         """Return ``now_ns`` (ns of the node clock) in seconds since the node started."""

@@ -26,7 +26,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Point, Pose, Vector3
 import numpy as np
 from ros_ik.collision.collision_model import CollisionModel
-from ros_ik.control.controller import MarkerState
+from ros_ik.control.cycle_types import MarkerState
 from ros_ik.control.trajectory_horizon import Horizon
 from ros_ik.kinematics.transforms import matrix_to_quaternion
 from sensor_msgs.msg import JointState

@@ -42,7 +42,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 from rclpy.serialization import serialize_message
-from ros_ik.control.controller import Command
+from ros_ik.control.cycle_types import Command
 from ros_ik.node.messages import (clock_nanoseconds, joint_trajectory_command,
                                   split_nanoseconds)
 

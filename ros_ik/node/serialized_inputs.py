@@ -43,7 +43,8 @@ names. Any other encapsulation, or bytes that end early, are deserialized (corre
 slower).
 
 A target (``geometry_msgs/PoseStamped``, ``PointStamped``) is a header and then 7 or 3
-float64 at the next multiple of 8 after ``frame_id``: read in one ``struct`` call (~3 us;
+float64 at the next multiple of 8 after ``frame_id``: read in one ``struct`` call, its stamp
+in another (~3 us;
 ``deserialize_message`` takes 100 us or more in a cycle that has been idle, on the path
 from a target to the first command).
 """
@@ -64,8 +65,8 @@ UINT32 = {b'\x00\x01': struct.Struct('<I'), b'\x00\x00': struct.Struct('>I')}
 FLOAT64 = {'<I': np.dtype('<f8'), '>I': np.dtype('>f8')}  # by the uint32 format's byte order
 
 JointSample = Tuple[Tuple[str, ...], np.ndarray, float]  # names, positions (rad or m), time
-# frame_id, position (m), quaternion xyzw (None: a point)
-TargetFields = Tuple[str, Sequence[float], Optional[Sequence[float]]]
+# frame_id, position (m), quaternion xyzw (None: a point), header.stamp (s, ROS clock)
+TargetFields = Tuple[str, Sequence[float], Optional[Sequence[float]], float]
 
 
 def _aligned(offset: int, size: int = 4) -> int:
@@ -160,24 +161,40 @@ def stamped_doubles(data: bytes, count: int) -> Optional[Tuple[str, Tuple[float,
     return frame_id, struct.unpack_from(f'{uint32.format[0]}{count}d', data, first)
 
 
+def header_stamp(data: bytes) -> Optional[float]:
+    """Return ``header.stamp`` (s: ``sec + nanosec 1e-9``) of a serialized stamped message."""
+    uint32 = UINT32.get(bytes(data[:2]))
+    if uint32 is None or len(data) < REPEATED_FROM:
+        return None
+    sec, nanosec = struct.unpack_from(uint32.format[0] + 'iI', data, ENCAPSULATION_BYTES)
+    return sec + nanosec * 1e-9
+
+
+def _stamp_of(header) -> float:
+    """Return a deserialized ``std_msgs/Header``'s stamp in s."""
+    return header.stamp.sec + header.stamp.nanosec * 1e-9
+
+
 def pose_target_fields(data: bytes) -> TargetFields:
-    """Return ``(frame_id, position xyz, quaternion xyzw)`` of a serialized PoseStamped."""
+    """Return ``(frame_id, position xyz, quaternion xyzw, stamp)`` of a serialized PoseStamped."""
     fields = stamped_doubles(data, 7)
     if fields is None:
         message = deserialize_message(data, PoseStamped)
-        return (message.header.frame_id,) + pose_components(message.pose)
+        return ((message.header.frame_id,) + pose_components(message.pose)
+                + (_stamp_of(message.header),))
     frame_id, values = fields
-    return frame_id, values[:3], values[3:]
+    return frame_id, values[:3], values[3:], header_stamp(data)
 
 
 def point_target_fields(data: bytes) -> TargetFields:
-    """Return ``(frame_id, position xyz, None)`` of a serialized PointStamped."""
+    """Return ``(frame_id, position xyz, None, stamp)`` of a serialized PointStamped."""
     fields = stamped_doubles(data, 3)
     if fields is None:
         message = deserialize_message(data, PointStamped)
         point = message.point
-        return message.header.frame_id, (point.x, point.y, point.z), None
-    return fields[0], fields[1], None
+        return (message.header.frame_id, (point.x, point.y, point.z), None,
+                _stamp_of(message.header))
+    return fields[0], fields[1], None, header_stamp(data)
 
 
 # the layout and bytes, or no layout and the deserialized (names, positions); receive time

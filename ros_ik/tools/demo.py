@@ -15,8 +15,9 @@
 """
 Closed-loop demo: the simulated arm and the IK node as real processes over DDS (loopback).
 
-Sends a scripted sequence of targets (reachable poses, a stretch to a singular pose, an
-unreachable target, a position-only goal, jogs, a table with a target under it) to the IK
+Sends a scripted sequence of targets (reachable poses, poses in the ``world`` and a
+``camera`` frame through TF, a stretch to a singular pose, an unreachable target, a
+position-only goal, jogs, a table with a target under it) to the IK
 node (servo mode: damped Cartesian steps, where the singularity handling shows) driving a
 strict simulated arm (it faults, like a real controller, on a command beyond its velocity
 or acceleration limits), prints progress and a table per target (with the peak commanded
@@ -51,9 +52,11 @@ from ros_ik.kinematics.transforms import pose_error
 from ros_ik.kinematics.urdf_errors import UrdfError
 from ros_ik.node.messages import pose_message
 from ros_ik.tools.arm_selection import add_arm_arguments, load_selected_arm, SelectedArm
-from ros_ik.tools.demo_plan import (plan_segments, replay_jog, replay_servo, Segment,
-                                    singular_replay_target, undamped_options)
+from ros_ik.tools.demo_plan import (frame_poses, plan_segments, replay_jog, replay_servo,
+                                    Segment, singular_replay_target, static_transforms,
+                                    undamped_options)
 from ros_ik.tools.node_processes import NodeProcess, RosPeer
+from ros_ik.tools.static_transform_publisher import static_transform_arguments
 from ros_ik.trajectory.stream_check import divided_differences
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, String, UInt32
@@ -140,6 +143,7 @@ class DemoDriver:
                                                      target_qos)
         self.scene_publisher = node.create_publisher(String, 'ros_ik/collision_scene', LATCHED)
         self.scene_objects: List[str] = []
+        self.T_base_frame = frame_poses(arm.chain.base_link)
         node.create_subscription(MarkerArray, 'ros_ik/markers', self._on_markers, RELIABLE)
 
     def _on_command(self, message: JointState) -> None:
@@ -225,15 +229,18 @@ class DemoDriver:
             done = not covered if segment.stops else covered and moving
             return self._outcome(segment, first_sample, segment.jog_seconds if done else None,
                                  False, deviation, 0.0)
+        frame = segment.frame or self.arm.chain.base_link
+        T_frame_target = (np.linalg.inv(self.T_base_frame[frame]) @ segment.T_base_target
+                          if segment.frame else segment.T_base_target)
         if segment.position_only:
             message = PointStamped()
-            message.header.frame_id = self.arm.chain.base_link
-            x, y, z = segment.T_base_target[:3, 3]
+            message.header.frame_id = frame
+            x, y, z = T_frame_target[:3, 3]
             message.point.x, message.point.y, message.point.z = float(x), float(y), float(z)
             self.point_publisher.publish(message)
         else:
-            message = PoseStamped(pose=pose_message(segment.T_base_target))
-            message.header.frame_id = self.arm.chain.base_link
+            message = PoseStamped(pose=pose_message(T_frame_target))
+            message.header.frame_id = frame
             self.pose_publisher.publish(message)
         time_to_reach = None
         reported = False
@@ -308,12 +315,13 @@ def format_table(outcomes: List[Outcome]) -> str:
     lines = ['peak v, peak a: largest commanded joint speed and acceleration (from the '
              'command stamps) / joint limit; min w: lowest manipulability; max lam: highest '
              'damping (m/rad)',
-             f'{"target":<28}{"expect":>8}{"result":>14}{"pos err m":>11}{"rot err":>9}'
-             f'{"t reach s":>10}{"peak v":>8}{"peak a":>8}{"min w":>10}{"max lam":>9}']
+             f'{"target":<28}{"frame":>8}{"expect":>8}{"result":>14}{"pos err m":>11}'
+             f'{"rot err":>9}{"t reach s":>10}{"peak v":>8}{"peak a":>8}{"min w":>10}'
+             f'{"max lam":>9}']
     for outcome in outcomes:
         result = outcome_result(outcome)
         reach_time = f'{outcome.time_to_reach:.2f}' if outcome.time_to_reach else '-'
-        lines.append(f'{outcome.segment.label:<28}'
+        lines.append(f'{outcome.segment.label:<28}{outcome.segment.frame or "base":>8}'
                      f'{expectation(outcome.segment):>8}{result:>14}'
                      f'{outcome.position_error:>11.2e}{outcome.orientation_error:>9.1e}'
                      f'{reach_time:>10}{outcome.peak_speed_fraction:>8.3f}'
@@ -434,6 +442,9 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int) ->
     os.makedirs(output_folder, exist_ok=True)
     logs = tempfile.mkdtemp(prefix='ros_ik_demo_')
     processes = [
+        NodeProcess('static_transform_publisher', {}, os.path.join(logs, f'tf_{child}.log'),
+                    arguments=static_transform_arguments(parent, child, xyz, rpy))
+        for parent, child, xyz, rpy in static_transforms(arm.chain.base_link)] + [
         NodeProcess('sim_arm', {**links, 'initial_positions': home, 'strict': True},
                     os.path.join(logs, 'sim_arm.log'),
                     ['-r', f'{sim_input}:=ros_ik/{sim_input}']),

@@ -15,7 +15,9 @@
 """
 The demo's scripted targets and its offline damped-vs-undamped replay (core: no ROS imports).
 
-Targets are derived from the arm itself, so any URDF works: poses near the home pose, a
+Targets are derived from the arm itself, so any URDF works: poses near the home pose, one
+sent in the ``world`` frame and one in a ``camera`` frame (the arm's base is mounted in
+``world``, the camera looks down on it: :data:`FRAMES`, published as static transforms), a
 near-singular configuration found near them (the "stretch", sigma_min a quarter of the
 damping threshold), a point twice the arm's reach away (unreachable), a position-only goal,
 a jog: a constant twist driving the tool straight through a singular configuration, and a
@@ -23,7 +25,7 @@ table put under the tool (a run-time scene) with a jog down onto it and a target
 """
 
 from dataclasses import dataclass, replace
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -32,6 +34,7 @@ from ros_ik.kinematics.damped_least_squares import COMMAND_DAMPING, DampingSched
 from ros_ik.kinematics.ik_solver import IkSolver
 from ros_ik.kinematics.manipulability import manipulability, task_jacobian
 from ros_ik.kinematics.servo_step import ServoController, ServoOptions
+from ros_ik.kinematics.transforms import rpy_to_matrix, transform
 
 SEARCH_SAMPLES = 3000
 # sigma_min of the stretch pose: a quarter of the servo's damping threshold, so the
@@ -46,6 +49,11 @@ TABLE_JOG_SPEED = 0.05  # m/s straight down
 TABLE_JOG_SECONDS = 4.0  # 0.2 m commanded, the table is 0.12 m down
 UNDER_TABLE = 0.08  # m from the table's underside down to the target under it
 EMPTY_SCENE = 'objects: []\n'
+BASE = '<base>'  # stands for the chain's base link in FRAMES
+# The demo's TF tree: (parent, child, xyz m, rpy rad) of each static transform. The arm's
+# base 0.5 m up in world, turned 90 deg; a camera 1.2 m up, 0.8 m in front, looking down.
+FRAMES = (('world', BASE, (0.0, 0.0, 0.5), (0.0, 0.0, 1.5708)),
+          ('world', 'camera', (0.8, 0.0, 1.7), (3.1416, 0.0, 1.5708)))
 
 
 @dataclass(frozen=True)
@@ -62,6 +70,24 @@ class Segment:
     scene: str = ''  # a collision scene (YAML) to publish before the segment
     stops: bool = False  # a jog that must stop at an obstacle short of its distance
     refused: bool = False  # a target the node must refuse: its motion would collide
+    frame: str = ''  # the TF frame the target is sent in ('': the chain's base)
+
+
+def frame_poses(base_link: str) -> Dict[str, np.ndarray]:
+    """Return ``T_base_frame`` (4x4) of each frame of :data:`FRAMES` but the base."""
+    T_world = {child: transform(rpy_to_matrix(*rpy), np.array(xyz))
+               for _, child, xyz, rpy in FRAMES}
+    T_base_world = np.linalg.inv(T_world[BASE])
+    poses = {'world': T_base_world}
+    poses.update({child: T_base_world @ T for child, T in T_world.items() if child != BASE})
+    return {frame: T for frame, T in poses.items() if frame != base_link}
+
+
+def static_transforms(base_link: str) -> List[Tuple[str, str, Tuple[float, ...],
+                                                    Tuple[float, ...]]]:
+    """Return :data:`FRAMES` with the chain's base link in place of ``BASE``."""
+    return [(parent, base_link if child == BASE else child, xyz, rpy)
+            for parent, child, xyz, rpy in FRAMES]
 
 
 def clipped_inside_limits(kinematics: ChainKinematics, q: np.ndarray) -> np.ndarray:
@@ -106,8 +132,14 @@ def plan_segments(kinematics: ChainKinematics, home: np.ndarray,
     direction = T_far[:3, 3] - solver.reach_origin
     T_far[:3, 3] = solver.reach_origin + 2.0 * solver.reach * direction / np.linalg.norm(
         direction)
+    q_world = clipped_inside_limits(kinematics, home + 0.2 * alternating)
+    q_camera = clipped_inside_limits(kinematics, home - 0.15 * alternating)
     segments = [
         Segment('reach pose A', kinematics.tip_pose(q_a), False, True),
+        Segment('a pose sent in world', kinematics.tip_pose(q_world), False, True,
+                frame='world'),
+        Segment('a pose sent in camera', kinematics.tip_pose(q_camera), False, True,
+                frame='camera'),
         Segment('stretch to near-singular', kinematics.tip_pose(q_stretch), False, True),
         Segment('leave it for pose B', kinematics.tip_pose(q_b), False, True),
         Segment('unreachable (2x reach)', T_far, False, False),

@@ -38,6 +38,13 @@ def sim_arm() -> int:
     return main()
 
 
+def static_transform_publisher() -> int:
+    """Run the static transform publisher (tf2_ros's, for machines without it)."""
+    stop_signals.install()
+    from ros_ik.tools.static_transform_publisher import main
+    return main()
+
+
 def target_marker() -> int:
     """Run the drag target."""
     stop_signals.install()

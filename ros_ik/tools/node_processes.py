@@ -98,24 +98,26 @@ class NodeProcess:
     def __init__(self, name: str, parameters: dict, log_path: str,
                  extra_arguments: Optional[List[str]] = None,
                  program: Optional[List[str]] = None,
-                 environment: Optional[dict] = None) -> None:
+                 environment: Optional[dict] = None,
+                 arguments: Optional[List[str]] = None) -> None:
         """
-        Start ``name`` with ``-p key:=value`` for each parameter.
+        Start ``name`` with ``arguments`` (its own) and ``-p key:=value`` per parameter.
 
+        ``extra_arguments`` follow the parameters (ROS arguments: remaps).
         ``program``: the command to run instead of the installed executable (e.g. an older
         source tree's ``python -m ros_ik.node.ik_node`` for a benchmark baseline), with
         ``environment`` added to this process's.
         """
-        arguments = [sys.executable, '-c', TERMINATE_WITH_PARENT,
-                     *(program or [executable(name)]), '--ros-args']
+        command = [sys.executable, '-c', TERMINATE_WITH_PARENT,
+                   *(program or [executable(name)]), *(arguments or []), '--ros-args']
         if not sys.platform.startswith('linux'):
-            arguments = arguments[3:]
+            command = command[3:]
         for key, value in parameters.items():
-            arguments += ['-p', f'{key}:={value}']
-        arguments += extra_arguments or []
+            command += ['-p', f'{key}:={value}']
+        command += extra_arguments or []
         self.log_path = log_path
         self._log = open(log_path, 'w', encoding='utf-8')
-        self.process = subprocess.Popen(arguments, stdout=self._log, stderr=subprocess.STDOUT,
+        self.process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT,
                                         env=dict(os.environ, PYTHONUNBUFFERED='1',
                                                  **(environment or {})),
                                         start_new_session=True)
@@ -151,9 +153,11 @@ class ProcessGroup:
         self.processes: List[NodeProcess] = []
 
     def start(self, name: str, parameters: dict, log_path: str,
-              extra_arguments: Optional[List[str]] = None) -> NodeProcess:
+              extra_arguments: Optional[List[str]] = None,
+              arguments: Optional[List[str]] = None) -> NodeProcess:
         """Start ``name`` (see :class:`NodeProcess`) and own it; return it."""
-        process = NodeProcess(name, parameters, log_path, extra_arguments)
+        process = NodeProcess(name, parameters, log_path, extra_arguments,
+                              arguments=arguments)
         self.processes.append(process)
         return process
 

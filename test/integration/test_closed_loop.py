@@ -31,7 +31,7 @@ from geometry_msgs.msg import PointStamped, PoseStamped, TwistStamped
 import numpy as np
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from ros_ik.control.controller import MAX_STEP_PERIODS
+from ros_ik.control.command_stream import MAX_STEP_PERIODS
 from ros_ik.control.motion_limit_sources import LimitDefaults, resolve_motion_limits
 from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_path,

@@ -32,7 +32,9 @@ from ros_ik.collision.shapes import search_path_packages
 from ros_ik.control import collision_guard
 from ros_ik.control.arm import ControlledArm
 from ros_ik.control.collision_guard import CollisionGuard
-from ros_ik.control.controller import Command, IkController, MEASURE_PERIOD
+from ros_ik.control.controller import IkController
+from ros_ik.control.cycle_measures import MEASURE_PERIOD
+from ros_ik.control.cycle_types import Command
 from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_path,
                                             bundled_urdf_path, load_bundled_chain,

@@ -20,7 +20,8 @@ from geometry_msgs.msg import TwistStamped
 import numpy as np
 import pytest
 from rclpy.serialization import deserialize_message, serialize_message
-from ros_ik.control.controller import Command, IkController
+from ros_ik.control.controller import IkController
+from ros_ik.control.cycle_types import Command
 from ros_ik.node.messages import vector
 
 from test_controller import assert_commands_within_limits, controller_for, pose_of, run_loop
@@ -169,7 +170,8 @@ def test_after_the_stream_stops_the_arm_stops_within_the_braking_distance():
     commands = jog_loop(controller, UR5_START, 1.0, 0.0, lambda now: controller.set_twist(
         'base_link', (0.1, 0.05, 0.0), (0.0, 0.0, 0.0), now))
     last_jog = jog_loop(controller, commands[-1].q, 0.11, 1.0, lambda now: None)[-1]
-    brake = controller._generator().stopping_positions(controller._motion)
+    brake = controller.stepper.generator(controller.settings).stopping_positions(
+        controller.stream.state)
     rest = jog_loop(controller, last_jog.q, 2.0, 1.11, lambda now: None)
     np.testing.assert_allclose(rest[-1].q, brake, atol=1e-9)
     assert np.all(rest[-1].velocity == 0.0)

@@ -18,7 +18,7 @@ from hypothesis import given, settings, strategies as st
 import numpy as np
 import pytest
 from rclpy.serialization import deserialize_message
-from ros_ik.control.controller import Command
+from ros_ik.control.cycle_types import Command
 from ros_ik.control.trajectory_horizon import Horizon
 from ros_ik.node.messages import joint_trajectory_command
 from ros_ik.node.serialized_commands import command_serializer

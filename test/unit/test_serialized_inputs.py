@@ -21,7 +21,7 @@ from hypothesis import given, settings, strategies as st
 import numpy as np
 from rclpy.serialization import serialize_message
 from ros_ik.node import serialized_inputs
-from ros_ik.node.serialized_inputs import (joint_positions, joint_state_layout,
+from ros_ik.node.serialized_inputs import (header_stamp, joint_positions, joint_state_layout,
                                            JointStateLayout, NewestInput, NewestJointStates,
                                            point_target_fields, pose_target_fields,
                                            stamped_doubles)
@@ -116,7 +116,7 @@ def test_targets_read_from_the_bytes_equal_the_deserialized(frame_id, values):
     Check targets read from the bytes of a PoseStamped and a PointStamped.
 
     Any frame and values (NaN and inf included: the controller rejects them) give the
-    message's frame_id, position and quaternion.
+    message's frame_id, position, quaternion and stamp (s).
     """
     pose = PoseStamped()
     pose.header.frame_id = frame_id
@@ -126,12 +126,15 @@ def test_targets_read_from_the_bytes_equal_the_deserialized(frame_id, values):
     point = PointStamped()
     point.header.frame_id = frame_id
     point.point.x, point.point.y, point.point.z = values[:3]
+    point.header.stamp.sec, point.header.stamp.nanosec = 1_700_000_000, 250_000_000
     read_pose = pose_target_fields(serialize_message(pose))
     read_point = point_target_fields(serialize_message(point))
     assert read_pose[0] == read_point[0] == frame_id
     np.testing.assert_array_equal(read_pose[1] + read_pose[2], values)
     np.testing.assert_array_equal(read_point[1], values[:3])
     assert read_point[2] is None
+    assert read_pose[3] == -3 + 999e-9
+    assert read_point[3] == 1_700_000_000.25
 
 
 def test_targets_in_big_endian_or_other_encapsulations():
@@ -140,12 +143,13 @@ def test_targets_in_big_endian_or_other_encapsulations():
     data = b'\x00\x00\x00\x00' + body + b'\x00' * (-len(body) % 8)
     data += struct.pack('>ddd', 0.5, -2.0, 3.0)
     assert stamped_doubles(data, 3) == ('tool', (0.5, -2.0, 3.0))
+    assert header_stamp(data) == 1 + 2e-9
     assert stamped_doubles(data[:-1], 3) is None  # ends inside the last value
     little = serialize_message(PoseStamped())
     assert stamped_doubles(little, 7) == ('', (0.0,) * 6 + (1.0,))
     assert stamped_doubles(b'\x00\x07' + little[2:], 7) is None  # XCDR2: not read here
     assert stamped_doubles(little[:14], 7) is None
-    assert pose_target_fields(little) == ('', (0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0))
+    assert pose_target_fields(little) == ('', (0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0), 0.0)
 
 
 def test_newest_per_joint_set_oldest_first():
