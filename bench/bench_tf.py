@@ -129,8 +129,9 @@ def random_goals(arm_name: str, count: int, seed: int) -> np.ndarray:
                                                size=(count, len(lower)))
 
 
-def reach(arm_name: str, frame: str, goals: np.ndarray) -> Tuple[int, List[float], List[float]]:
-    """Send each goal's pose in ``frame`` from home; return (reached, position and rotation errors)."""
+def reach(arm_name: str, frame: str,
+          goals: np.ndarray) -> Tuple[int, List[float], List[float]]:
+    """Send each goal's pose in ``frame`` from home; return (reached, pos. and rot. errors)."""
     home = np.array(BUNDLED_ARMS[arm_name].home)
     reached, position_errors, rotation_errors = 0, [], []
     for q_goal in goals:
@@ -218,7 +219,7 @@ def first_command_costs(goals: np.ndarray) -> Dict[str, np.ndarray]:
 def print_first_command(count: int, repeats: int) -> None:
     """Print table 2."""
     goals = random_goals('ur5', count, 11)
-    print(f'\n2. a target\'s set_target + first cycle (us), UR5 servo mode from rest, '
+    print(f"\n2. a target's set_target + first cycle (us), UR5 servo mode from rest, "
           f'{count} targets, the frames interleaved, {repeats} turns')
     print('| turn | frame | median | p90 | median - base |')
     print('|---|---|---|---|---|')
@@ -233,7 +234,7 @@ def print_first_command(count: int, repeats: int) -> None:
 
 
 class RecordingLoad(bench_node.NodeUnderLoad):
-    """bench_node's driver (ik_node, servo, Panda, 1 kHz) keeping every command's stamp and joints."""
+    """bench_node's driver (ik_node, servo, Panda, 1 kHz), every command's stamp and joints."""
 
     def __init__(self, log_path: str) -> None:
         """Start ik_node at update_rate 1 kHz and the 1 kHz joint_states driver."""

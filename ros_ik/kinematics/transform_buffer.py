@@ -196,7 +196,7 @@ class TransformBuffer:
         kept = self._static_ways.get((target, source))
         if kept is not None and kept[0] == self._structure:
             return kept[1], time
-        for frame in (target, source):
+        for frame in (source, target):  # the frame asked about first
             if not self.knows(frame):
                 raise FrameError(UNKNOWN_FRAME, f'frame "{frame}" does not exist in TF (never '
                                  'published on /tf or /tf_static)')

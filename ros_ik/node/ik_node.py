@@ -337,7 +337,8 @@ class IkNode(Node):
             self.get_logger().error(f'collision scene rejected: {error}')
             return
         self._unplaced_scene = None
-        self._use_collision_model(model, f'{unplaced.source}: scene of {len(scene)} objects')
+        self._use_collision_model(model, f'new scene from {unplaced.source} ({len(scene)} '
+                                         'objects)')
 
     def _create_timer(self, name: str):
         """Create the timer ``name`` of :data:`TIMERS` with the period its parameter sets."""

@@ -133,12 +133,12 @@ def plan_segments(kinematics: ChainKinematics, home: np.ndarray,
     T_far[:3, 3] = solver.reach_origin + 2.0 * solver.reach * direction / np.linalg.norm(
         direction)
     q_world = clipped_inside_limits(kinematics, home + 0.2 * alternating)
-    q_camera = clipped_inside_limits(kinematics, home - 0.15 * alternating)
     segments = [
         Segment('reach pose A', kinematics.tip_pose(q_a), False, True),
-        Segment('a pose sent in world', kinematics.tip_pose(q_world), False, True,
+        Segment('pose W sent in world', kinematics.tip_pose(q_world), False, True,
                 frame='world'),
-        Segment('a pose sent in camera', kinematics.tip_pose(q_camera), False, True,
+        # back to A, so that the stretch (a local servo motion) starts where it always did
+        Segment('pose A sent in camera', kinematics.tip_pose(q_a), False, True,
                 frame='camera'),
         Segment('stretch to near-singular', kinematics.tip_pose(q_stretch), False, True),
         Segment('leave it for pose B', kinematics.tip_pose(q_b), False, True),

@@ -19,37 +19,36 @@ Importing a node module loads rclpy, numba and the message packages (about a sec
 stop-signal handlers are installed before that, so a stop at any moment exits 0.
 """
 
+import importlib
 import sys
 
 from ros_ik.node import stop_signals
 
 
+def _run(module: str) -> int:
+    """Install the stop-signal handlers, then import ``module`` and run its ``main()``."""
+    stop_signals.install()
+    return importlib.import_module(module).main()
+
+
 def ik_node() -> int:
     """Run the IK node."""
-    stop_signals.install()
-    from ros_ik.node.ik_node import main
-    return main()
+    return _run('ros_ik.node.ik_node')
 
 
 def sim_arm() -> int:
     """Run the simulated arm."""
-    stop_signals.install()
-    from ros_ik.tools.sim_arm import main
-    return main()
+    return _run('ros_ik.tools.sim_arm')
 
 
 def static_transform_publisher() -> int:
     """Run the static transform publisher (tf2_ros's, for machines without it)."""
-    stop_signals.install()
-    from ros_ik.tools.static_transform_publisher import main
-    return main()
+    return _run('ros_ik.tools.static_transform_publisher')
 
 
 def target_marker() -> int:
     """Run the drag target."""
-    stop_signals.install()
-    from ros_ik.tools.target_marker import main
-    return main()
+    return _run('ros_ik.tools.target_marker')
 
 
 if __name__ == '__main__':

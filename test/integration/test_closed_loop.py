@@ -28,6 +28,7 @@ from typing import List
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import PointStamped, PoseStamped, TwistStamped
+from loop_messages import ik_status, pose_target
 import numpy as np
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -40,7 +41,6 @@ from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.ik_solver import IkSolver
 from ros_ik.kinematics.transforms import pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_file
-from ros_ik.node.messages import pose_message
 from ros_ik.tools.node_processes import ProcessGroup, RosPeer
 from ros_ik.tools.stall_faults import stall_fault_reason
 from ros_ik.trajectory.stream_check import divided_differences, stream_peaks_from_rest
@@ -123,15 +123,11 @@ class Loop:
         self.q = np.array(message.position)
 
     def _on_diagnostics(self, message: DiagnosticArray) -> None:
-        for status in message.status:
-            if status.name == 'ros_ik: ik':
-                self.status = status
+        self.status = ik_status(message, self.status)
 
     def send_pose(self, T_base_target: np.ndarray) -> None:
         """Publish a full-pose target in the base frame."""
-        message = PoseStamped(pose=pose_message(T_base_target))
-        message.header.frame_id = self.chain.base_link
-        self.poses.publish(message)
+        self.poses.publish(pose_target(T_base_target, self.chain.base_link))
 
     def send_point(self, position: np.ndarray) -> None:
         """Publish a point target (x, y, z) in the base frame."""

@@ -24,6 +24,7 @@ from dataclasses import replace
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped, TwistStamped
+from loop_messages import ik_status, pose_target
 import numpy as np
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -36,7 +37,6 @@ from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.ik_solver import IkSolver
 from ros_ik.kinematics.transforms import pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_file
-from ros_ik.node.messages import pose_message
 from ros_ik.tools.example_arms import example_arm, mesh_search_folder, UR5_FLOOR_CROSSING
 from ros_ik.tools.node_processes import NodeProcess, ProcessGroup, RosPeer
 from ros_ik.tools.reference_collisions import FLOOR_OBJECT
@@ -111,15 +111,11 @@ class CollisionLoop:
         assert self.faults[-1] == 0, self.processes[0].output()
 
     def _on_diagnostics(self, message: DiagnosticArray) -> None:
-        for status in message.status:
-            if status.name == 'ros_ik: ik':
-                self.status = status
+        self.status = ik_status(message, self.status)
 
     def send(self, T_base_target: np.ndarray) -> None:
         """Publish a pose target in the base frame."""
-        message = PoseStamped(pose=pose_message(T_base_target))
-        message.header.frame_id = self.chain.base_link
-        self.targets.publish(message)
+        self.targets.publish(pose_target(T_base_target, self.chain.base_link))
 
     def values(self) -> dict:
         """Return the last diagnostics values."""

@@ -42,7 +42,7 @@ def skip_if_faulted_by_a_stall(output: str) -> None:
         pytest.skip(reason)
 
 
-@pytest.mark.parametrize('arm, segments', [('ur5', 9), ('so101', 5)])
+@pytest.mark.parametrize('arm, segments', [('ur5', 11), ('so101', 7)])
 def test_demo_reaches_reachable_targets_within_speed_limits(tmp_path, ros_domain_id, arm,
                                                             segments):
     """
@@ -50,6 +50,7 @@ def test_demo_reaches_reachable_targets_within_speed_limits(tmp_path, ros_domain
 
     The UR5 (the default) adds the jog segments and a table: a jog down onto it stops, a
     target under it is refused naming the table; the 5-joint arm runs on its position axes.
+    Both send a pose in ``world`` and one in ``camera`` (through TF), reached.
     """
     completed = subprocess.run(
         [executable('ros_ik_demo'), '--headless', '--arm', arm, '--output', str(tmp_path)],
@@ -60,14 +61,17 @@ def test_demo_reaches_reachable_targets_within_speed_limits(tmp_path, ros_domain
         skip_if_faulted_by_a_stall(output)
     assert completed.returncode == 0, output + completed.stderr
     rows = {line[:28].strip(): line[28:].split() for line in output.splitlines()
-            if line[:28].strip() in ('reach pose A', 'stretch to near-singular',
+            if line[:28].strip() in ('reach pose A', 'pose W sent in world',
+                                     'pose A sent in camera', 'stretch to near-singular',
                                      'leave it for pose B', 'unreachable (2x reach)',
                                      'position-only goal', 'to the jog start',
                                      'jog through singular', 'jog onto the table',
                                      'target under the table')}
     assert len(rows) == segments
+    assert rows['pose W sent in world'][:3] == ['world', 'reach', 'reached']
+    assert rows['pose A sent in camera'][:3] == ['camera', 'reach', 'reached']
     for label, columns in rows.items():
-        expect, result, _, _, _, peak_speed, peak_acceleration, _, _ = columns
+        _, expect, result, _, _, _, peak_speed, peak_acceleration, _, _ = columns
         assert result == {'reach': 'reached', 'stop': 'stopped', 'refuse': 'refused'}.get(
             expect, 'unreachable'), label
         assert float(peak_speed) <= 0.5 + 1e-9, label  # velocity_scale of the demo

@@ -441,6 +441,9 @@ def test_bad_inputs_are_survived_with_clear_warnings(peer, start_node):
     bad_pose((0.3, 0.0, 0.5), (0.0, 0.0, float('inf'), 1.0))
     bad_pose((0.3, 0.0, 0.5), (0.0, 0.0, 0.0, 0.0))
     bad_pose((0.3, 0.0, 0.5), (0.0, 0.0, 0.0, 1.0), frame='map')
+    # a frame outside the chain waits transform_timeout for TF, then is refused (a newer
+    # target before then would supersede it)
+    assert peer.spin_until(lambda: 'no transform from "map"' in process.output(), 10.0)
     assert arm.commands == [] or np.allclose(arm.commands[-1], UR5_HOME, atol=1e-9)
     # The node takes the newest joint states of each joint set once per cycle: the arm pauses
     # so that each bad message is the newest one for a cycle.
@@ -481,7 +484,7 @@ def test_bad_inputs_are_survived_with_clear_warnings(peer, start_node):
     for expected in ('target ignored: target position is not finite',
                      'target ignored: target orientation is not finite',
                      'target ignored: target orientation is a zero quaternion',
-                     'target ignored: unknown frame "map"',
+                     'target ignored: no transform from "map" to "base_link"',
                      'joint_states has non-finite positions for shoulder_pan_joint',
                      'joint_states has 6 names but 5 positions; message ignored',
                      'joint_states message lacks chain joints wrist_1_joint, wrist_2_joint, '
@@ -545,7 +548,7 @@ def test_integer_rate_and_a_target_before_the_model_are_taken_in_stride(peer, st
     manipulability = Collector(peer, Float64, '/ros_ik/manipulability')
     EchoArm(peer, chain.joint_names, [0.0, math.pi / 2])
     assert peer.spin_until(lambda: len(manipulability.messages) > 20
-                           and 'unknown frame "map"' in process.output(), 15.0)
+                           and 'frame "map" does not exist in TF' in process.output(), 15.0)
     assert process.process.poll() is None
 
 

@@ -25,16 +25,15 @@ with its own warning while the motion under way goes on within the limits.
 import math
 from typing import List, Tuple
 
-from geometry_msgs.msg import PoseStamped, TransformStamped
+from geometry_msgs.msg import TransformStamped
+from loop_messages import pose_target
 import numpy as np
 import pytest
 from rclpy.duration import Duration
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS
 from ros_ik.kinematics.transforms import pose_matrix, rpy_to_matrix, transform
-from ros_ik.node.messages import pose_message
 from ros_ik.tools.static_transform_publisher import static_transform_arguments
-
 from test_closed_loop import bundled_loop, Loop
 
 tf2_msgs = pytest.importorskip(
@@ -97,11 +96,7 @@ class MovingFrame:
 
 def send_in(loop: Loop, frame: str, T_frame_target: np.ndarray, stamp=None) -> None:
     """Publish a pose target in ``frame`` (stamp: builtin Time, None: zero, the latest)."""
-    message = PoseStamped(pose=pose_message(T_frame_target))
-    message.header.frame_id = frame
-    if stamp is not None:
-        message.header.stamp = stamp
-    loop.poses.publish(message)
+    loop.poses.publish(pose_target(T_frame_target, frame, stamp))
 
 
 def mounted_loop(peer, processes, folder, **ik) -> Loop:
