@@ -162,8 +162,9 @@ class IkNode(Node):
         self._early_cycle_allowed = True  # until the timer's next cycle after an early one
         self._warn = KeyedThrottle(self._log_warning, WARNING_PERIOD)
         self._info = KeyedThrottle(self._log_info, INFO_PERIOD)
-        self._frames = frame_source(self, self._settings.base_link, self._ros_seconds,
-                                    lambda: self._settings.max_transform_age, self._warn)
+        self._frames = frame_source(self, self._polled, self._settings.base_link,
+                                    self._ros_seconds, lambda: self._settings.max_transform_age,
+                                    self._warn)
         command_type = self._settings.command_type
         self._command_publisher = self.create_publisher(
             COMMAND_MESSAGES[command_type], private_command_topic(command_type), COMMAND_QOS)
@@ -436,6 +437,8 @@ class IkNode(Node):
             self._joint_states.keep(data, receive_time)
         for names, positions, receive_time in self._joint_states.take():
             self._log(controller.update_joint_state(names, positions, receive_time))
+        if self._frames is not None:
+            self._frames.take()
         if self._unplaced_scene is not None:
             self._place_scene(now)
         if self._unplaced_scene is not None and self._unplaced_scene.deadline is None:

@@ -22,10 +22,14 @@ latest, stale beyond ``max_transform_age``, errors by kind):
 * a ROS install with ``tf2_ros``: its ``Buffer`` and ``TransformListener``
   (:class:`Tf2RosFrames`), tf2's own cache and lookups;
 * no ``tf2_ros`` (the PyPI wheels): ``tf2_msgs/TFMessage`` (built from its definition at
-  install, see the README) on ``/tf`` and ``/tf_static``, subscribed here with tf2's QoS
+  install, see the README) on ``/tf`` and ``/tf_static``, subscribed with tf2's QoS
   (reliable, depth 100; static transient-local, so transforms published before the node
   started arrive) into :class:`ros_ik.kinematics.transform_buffer.TransformBuffer`
-  (:class:`ListenerFrames`, a :class:`ros_ik.control.frame_source.BufferFrames`).
+  (:class:`ListenerFrames`, a :class:`ros_ik.control.frame_source.BufferFrames`). Both
+  are polled inputs (:mod:`ros_ik.node.polled_inputs`): the control cycle takes what
+  arrived, serialized, before it looks anything up (:meth:`ListenerFrames.take`); an
+  executor callback per message (robot_state_publisher's /tf comes at the joint-state
+  rate) would cost about a tenth of a core at 1 kHz.
 
 Neither installed: no frames outside the chain (a warning at start-up says so).
 """
@@ -35,12 +39,14 @@ from typing import Callable, Tuple
 import numpy as np
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.serialization import deserialize_message
 from rclpy.time import Time
 from ros_ik.control.frame_source import BufferFrames, check_age
 from ros_ik.kinematics.transform_buffer import (CACHE_TIME, EXTRAPOLATION_FUTURE,
                                                 EXTRAPOLATION_PAST, FrameError, NOT_CONNECTED,
                                                 TransformBuffer, UNKNOWN_FRAME)
 from ros_ik.kinematics.transforms import pose_matrix
+from ros_ik.node.polled_inputs import PolledInputs
 
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 TF_STATIC_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
@@ -60,15 +66,21 @@ def stamp_seconds(stamp) -> float:
 class ListenerFrames(BufferFrames):
     """``/tf`` and ``/tf_static`` into a :class:`TransformBuffer` (no tf2_ros)."""
 
-    def __init__(self, node: Node, message_type: type, base_frame: str, now: Clock,
-                 max_age: MaxAge, warn: Warn) -> None:
-        """Subscribe both topics (``message_type``: tf2_msgs/TFMessage)."""
+    def __init__(self, polled: PolledInputs, message_type: type, base_frame: str,
+                 now: Clock, max_age: MaxAge, warn: Warn) -> None:
+        """Subscribe both topics, polled (``message_type``: tf2_msgs/TFMessage)."""
         super().__init__(TransformBuffer(CACHE_TIME), base_frame, now, max_age)
-        self._warn = warn
-        node.create_subscription(message_type, '/tf', self._on_dynamic, TF_QOS)
-        node.create_subscription(message_type, '/tf_static', self._on_static, TF_STATIC_QOS)
+        self._warn, self._message_type = warn, message_type
+        self._topics = ((polled.subscribe(message_type, '/tf', TF_QOS), False),
+                        (polled.subscribe(message_type, '/tf_static', TF_STATIC_QOS), True))
 
-    def _take(self, message, static: bool) -> None:
+    def take(self) -> None:
+        """Add the transforms of every /tf and /tf_static message that arrived."""
+        for topic, static in self._topics:
+            for data, _ in topic.take(0.0):
+                self._add(deserialize_message(data, self._message_type), static)
+
+    def _add(self, message, static: bool) -> None:
         """Add every transform of a TFMessage to the buffer."""
         for transform in message.transforms:
             t, r = transform.transform.translation, transform.transform.rotation
@@ -78,14 +90,6 @@ class ListenerFrames(BufferFrames):
                 static)
             if problem:
                 self._warn('tf:transform', problem)
-
-    def _on_dynamic(self, message) -> None:
-        """Take a /tf message."""
-        self._take(message, False)
-
-    def _on_static(self, message) -> None:
-        """Take a /tf_static message."""
-        self._take(message, True)
 
 
 class Tf2RosFrames:
@@ -98,6 +102,9 @@ class Tf2RosFrames:
         self.buffer = tf2_ros.Buffer(node=node)
         self._listener = tf2_ros.TransformListener(self.buffer, node, spin_thread=False)
         self.base_frame, self._now, self._max_age = base_frame, now, max_age
+
+    def take(self) -> None:
+        """Nothing to take: tf2_ros's listener runs on the node's executor."""
 
     def base_from(self, frame: str, stamp: float) -> Tuple[np.ndarray, float]:
         """Return ``(T_base_frame, t)`` from tf2's buffer; raise :class:`FrameError`."""
@@ -122,11 +129,13 @@ class Tf2RosFrames:
         return pose_matrix((t.x, t.y, t.z), (r.x, r.y, r.z, r.w)), time
 
 
-def frame_source(node: Node, base_frame: str, now: Clock, max_age: MaxAge, warn: Warn):
+def frame_source(node: Node, polled: PolledInputs, base_frame: str, now: Clock,
+                 max_age: MaxAge, warn: Warn):
     """
     Return TF for ``node``: :class:`Tf2RosFrames`, :class:`ListenerFrames` or None.
 
-    None (no tf2_ros and no tf2_msgs) is logged as a warning.
+    ``polled``: the node's polled inputs (the listener's topics). None (no tf2_ros and no
+    tf2_msgs) is logged as a warning. The node calls ``take()`` every cycle.
     """
     try:
         import tf2_ros
@@ -142,4 +151,4 @@ def frame_source(node: Node, base_frame: str, now: Clock, max_age: MaxAge, warn:
                                   "and jogs only in the chain's frames")
         return None
     node.get_logger().info("TF: /tf and /tf_static (tf2_msgs) into ros_ik's transform buffer")
-    return ListenerFrames(node, TFMessage, base_frame, now, max_age, warn)
+    return ListenerFrames(polled, TFMessage, base_frame, now, max_age, warn)
