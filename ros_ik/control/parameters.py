@@ -189,7 +189,7 @@ class Settings:
         'the chain base')
     transform_timeout: float = _parameter(
         0.5, 'a target in a TF frame waits this long for its transform (at its stamp; '
-        'stamp 0: the latest), then it is refused [s]', value_range=(0.0, 10.0))
+        'stamp 0: the latest), then it is refused [s]', value_range=(0.0, 60.0))
     max_transform_age: float = _parameter(
         1.0, 'a dynamic transform older than this is stale: a servo target or jog in a '
         'frame that stopped updating brakes to rest [s]', value_range=(0.01, 60.0))

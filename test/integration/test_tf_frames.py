@@ -197,10 +197,10 @@ def test_a_late_tf_static_is_taken_within_the_timeout(peer, processes, tmp_path)
     """
     Check a target in a frame whose /tf_static comes 1 s later: it waits, then is reached.
 
-    transform_timeout 20 s: the late publisher is a new process, found by DDS discovery
-    0.3-3 s (seen up to 3.5 s on a busy machine) after it publishes.
+    transform_timeout 30 s: the late publisher is a new process, found by DDS discovery
+    0.3-3 s (once more than 3.4 s in a fresh-clone CI run) after it publishes.
     """
-    loop = mounted_loop(peer, processes, tmp_path, mode='solve', transform_timeout=20.0)
+    loop = mounted_loop(peer, processes, tmp_path, mode='solve', transform_timeout=30.0)
     late = ('world', 'late', (0.2, -0.1, 0.3), (0.0, 0.0, 0.5))
     T_base_late = np.linalg.inv(T_of(MOUNT)) @ T_of(late)
     T_base_target = loop.kinematics.tip_pose(GOALS[1])
