@@ -39,7 +39,8 @@ setup(
         share('config', '*'),
         share('urdf', '*.urdf', '*.srdf', '*_joint_limits.yaml'),
     ],
-    install_requires=['setuptools', 'numpy', 'numba', 'urdf-parser-py', 'PyYAML', 'coal'],
+    install_requires=['setuptools', 'numpy', 'numba', 'urdf-parser-py', 'PyYAML', 'coal',
+                      'mujoco'],
     extras_require={
         'test': ['pytest', 'hypothesis', 'pin', 'example-robot-data'],
     },
@@ -54,6 +55,7 @@ setup(
             'ik_node = ros_ik.tools.executables:ik_node',
             'ros_ik_demo = ros_ik.tools.demo:main',
             'ros_ik_collision_pairs = ros_ik.tools.collision_pairs:main',
+            'physics_arm = ros_ik.tools.executables:physics_arm',
             'ros_ik_report = ros_ik.tools.report:main',
             'sim_arm = ros_ik.tools.executables:sim_arm',
             'static_transform_publisher = ros_ik.tools.executables:static_transform_publisher',

@@ -43,6 +43,7 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from ros_ik.control.command_topics import COMMAND_TOPICS
+from ros_ik.kinematics.bundled_arms import gains_beside
 from ros_ik.tools.arm_selection import choose_arm
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -59,8 +60,10 @@ def ik_arguments():
 
 
 DEMO_ARGUMENTS = (
-    ('use_sim', 'true', 'start the kinematic simulated arm (false: a real arm takes the '
+    ('use_sim', 'true', 'start the simulated arm (false: a real arm takes the '
                         'commands through command_topic)'),
+    ('physics', 'false', 'the simulated arm is physics_arm (MuJoCo: inertia, gravity, '
+                         'torque limits, contacts) instead of the kinematic sim_arm'),
     ('use_rsp', 'true', 'start robot_state_publisher (TF for RViz)'),
     ('world_frame', 'world', 'mount the base in this frame (a static transform, identity) '
                              "and make it RViz's fixed frame; empty: none"),
@@ -112,7 +115,7 @@ def companions(context):
                        argument['tip_link'], os.path.join(SHARE, 'urdf'),
                        argument['joint_limits_file'], argument['xacro_args'])
     wanted = {part: value(LaunchConfiguration(part)).lower() in ('true', '1')
-              for part in ('use_sim', 'use_rsp', 'use_rviz', 'use_marker')}
+              for part in ('use_sim', 'use_rsp', 'use_rviz', 'use_marker', 'physics')}
     missing = missing_parts(wanted)
     actions = [LogInfo(msg=f'WARNING: {reason}: starting without it ({part}:=false to '
                            'silence this)') for part, reason in missing.items()]
@@ -120,14 +123,21 @@ def companions(context):
     sim_input = COMMAND_TOPICS[argument['command_type']]
     description = ParameterValue(setup.urdf_text(), value_type=str)
     initial = [float(v) for v in setup.home] or [0.0]
+    simulator = 'physics_arm' if wanted['physics'] else 'sim_arm'
+    physics = ({'robot_description_semantic_file': setup.srdf_file,
+                'gains_file': gains_beside(setup.urdf_path)
+                if os.path.isfile(gains_beside(setup.urdf_path)) else ''}
+               if wanted['physics'] else {})
     nodes = {
         'use_sim': Node(
-            package='ros_ik', executable='sim_arm', name='sim_arm', namespace=namespace,
+            package='ros_ik', executable=simulator, name=simulator, namespace=namespace,
             output='screen',
-            remappings=[(sim_input, argument['command_topic'] or f'ros_ik/{sim_input}')],
+            remappings=[(sim_input, argument['command_topic'] or f'ros_ik/{sim_input}'),
+                        ('collision_scene', 'ros_ik/collision_scene')],
             parameters=[{'robot_description': description, 'base_link': setup.base_link,
                          'tip_link': setup.tip_link, 'initial_positions': initial,
-                         'joint_limits_file': setup.joint_limits_file, 'strict': True}]),
+                         'joint_limits_file': setup.joint_limits_file, 'strict': True,
+                         **physics}]),
         'use_marker': Node(
             package='ros_ik', executable='target_marker', name='ik_target_marker',
             namespace=namespace, output='screen',

@@ -107,6 +107,13 @@ def srdf_beside(urdf_path: str) -> str:
     return urdf_path[:-len('.urdf')] + '.srdf'
 
 
+def gains_beside(urdf_path: str) -> str:
+    """Return ``config/physics_gains_<name>.yaml`` for ``urdf/<name>.urdf`` (physics_arm)."""
+    folder, file_name = os.path.split(urdf_path)
+    return os.path.join(os.path.dirname(folder), 'config',
+                        f'physics_gains_{file_name[:-len(".urdf")]}.yaml')
+
+
 def bundled_joint_limits_path(arm_name: str) -> str:
     """Return the path of a bundled arm's ``joint_limits.yaml`` (acceleration and jerk)."""
     return joint_limits_beside(bundled_urdf_path(arm_name))

@@ -20,7 +20,7 @@ from ros_ik.control.motion_limit_sources import (LimitDefaults, resolve_motion_l
                                                  ResolvedLimits)
 from ros_ik.control.parameters import PARAMETER_TABLE
 from ros_ik.kinematics.chain import Chain
-from ros_ik.kinematics.urdf_loader import load_urdf_file, load_urdf_string
+from ros_ik.kinematics.urdf_loader import load_urdf_string, read_robot_description
 
 # The companions read the URDF once at start-up (no topic): their own descriptions, the
 # IK node's defaults.
@@ -43,13 +43,23 @@ def declare_and_load_chain(node: Node) -> Chain:
     for name, description in DESCRIPTIONS.items():
         node.declare_parameter(name, PARAMETER_TABLE[name].default, ParameterDescriptor(
             description=description, read_only=True))
-    base = node.get_parameter('base_link').value
-    tip = node.get_parameter('tip_link').value
+    return load_urdf_string(robot_description_text(node),
+                            node.get_parameter('base_link').value,
+                            node.get_parameter('tip_link').value)
+
+
+def robot_description_text(node: Node) -> str:
+    """
+    Return the URDF XML the declared parameters give (see :func:`declare_and_load_chain`).
+
+    ``robot_description`` if set, else ``robot_description_file`` expanded with
+    ``xacro_args`` (raises ``MalformedUrdfError`` naming the problem).
+    """
     text = node.get_parameter('robot_description').value
     if text:
-        return load_urdf_string(text, base, tip)
-    return load_urdf_file(node.get_parameter('robot_description_file').value, base, tip,
-                          node.get_parameter('xacro_args').value)
+        return text
+    return read_robot_description(node.get_parameter('robot_description_file').value,
+                                  node.get_parameter('xacro_args').value)
 
 
 def declare_and_load_motion_limits(node: Node, chain: Chain) -> ResolvedLimits:

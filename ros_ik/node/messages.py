@@ -102,14 +102,20 @@ def joint_trajectory_command(joint_names: Sequence[str], horizon: Horizon,
     return message
 
 
+def diagnostic_status(name: str, hardware_id: str, level: str, message: str,
+                      values: Dict[str, str]) -> DiagnosticStatus:
+    """Return a DiagnosticStatus (``level``: OK, WARN or ERROR)."""
+    return DiagnosticStatus(level=DIAGNOSTIC_LEVELS[level], name=name, message=message,
+                            hardware_id=hardware_id,
+                            values=[KeyValue(key=key, value=value)
+                                    for key, value in values.items()])
+
+
 def diagnostics(stamp: Time, name: str, hardware_id: str, level: str, message: str,
                 values: Dict[str, str]) -> DiagnosticArray:
     """Return a DiagnosticArray with one status."""
-    status = DiagnosticStatus(level=DIAGNOSTIC_LEVELS[level], name=name, message=message,
-                              hardware_id=hardware_id,
-                              values=[KeyValue(key=key, value=value)
-                                      for key, value in values.items()])
-    array = DiagnosticArray(status=[status])
+    array = DiagnosticArray(status=[diagnostic_status(name, hardware_id, level, message,
+                                                      values)])
     array.header.stamp = stamp
     return array
 

@@ -26,6 +26,11 @@ manipulability, damping, joint speeds and accelerations over time, with the sing
 stretch replayed offline by an undamped pseudo-inverse for contrast. Exit code 0 when every
 reachable target was reached, the unreachable one reported as such, the jog onto the table
 stopped, the target under it refused and the arm never faulted.
+
+With ``--physics`` the arm is :mod:`ros_ik.tools.physics_arm` (MuJoCo: inertia, gravity,
+torque-limited drives, the table as a solid) instead of the kinematic ``sim_arm``: the
+table and plot add the tracking error at the tool, the drives' effort / limit and the
+contacts (a contact also fails the demo).
 """
 
 import argparse
@@ -45,6 +50,7 @@ import numpy as np
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_ik.collision.scene import parse_scene
 from ros_ik.control.command_topics import COMMAND_TOPICS
+from ros_ik.kinematics.bundled_arms import gains_beside
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.servo_step import ServoOptions
 from ros_ik.kinematics.task_space import mask_of_rows
@@ -86,6 +92,9 @@ class Recording:
     manipulability: List[float] = field(default_factory=list)
     damping: List[float] = field(default_factory=list)
     segment_starts: List[float] = field(default_factory=list)
+    drive_time: List[float] = field(default_factory=list)  # physics: diagnostics times
+    tool_error: List[float] = field(default_factory=list)  # m, peak of each report
+    effort_fraction: List[np.ndarray] = field(default_factory=list)  # per joint, peaks
 
 
 @dataclass
@@ -104,13 +113,16 @@ class Outcome:
     highest_damping: float
     refused: bool = False  # reported as refused (its motion would collide)
     report: str = ''  # the node's status message at the segment's end
+    peak_tool_error: float = 0.0  # physics: m between reference and arm at the tool
+    peak_effort_fraction: float = 0.0  # physics: largest drive effort / limit
+    contacts: int = 0  # physics: contact events during the segment
 
 
 class DemoDriver:
     """The demo's rclpy side: publishes targets, records joint states and diagnostics."""
 
-    def __init__(self, arm: SelectedArm, peer: RosPeer) -> None:
-        """Subscribe to the simulated arm and the IK node's outputs."""
+    def __init__(self, arm: SelectedArm, peer: RosPeer, arm_node: str = 'sim_arm') -> None:
+        """Subscribe to the simulated arm (node ``arm_node``) and the IK node's outputs."""
         self.arm = arm
         self.kinematics = ChainKinematics(arm.chain)
         self.peer = peer
@@ -123,6 +135,7 @@ class DemoDriver:
         self.commands: List[tuple] = []  # (stamp s, positions) of the last three commands
         self.faults = 0
         self.status: Optional[DiagnosticStatus] = None
+        self.contact_events = 0  # physics: contact events so far
         self.start = time.monotonic()
         self.epoch = int(time.time())  # stamps relative to it keep nanoseconds in a double
         node = peer.node
@@ -133,7 +146,7 @@ class DemoDriver:
                                  RELIABLE)
         node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
                                  RELIABLE)
-        node.create_subscription(UInt32, 'sim_arm/faults', self._on_faults, LATCHED)
+        node.create_subscription(UInt32, f'{arm_node}/faults', self._on_faults, LATCHED)
         target_qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
         self.pose_publisher = node.create_publisher(PoseStamped, 'ros_ik/target_pose',
                                                     target_qos)
@@ -192,11 +205,20 @@ class DemoDriver:
 
     def _on_diagnostics(self, message: DiagnosticArray) -> None:
         for status in message.status:
+            values = {pair.key: pair.value for pair in status.values}
             if status.name == 'ros_ik: ik':
                 self.status = status
-                values = {pair.key: pair.value for pair in status.values}
                 if values.get('damping', '-') != '-':
                     self.latest_damping = float(values['damping'])
+            elif status.name == 'physics_arm: drives':
+                recording = self.recording
+                recording.drive_time.append(time.monotonic() - self.start)
+                recording.tool_error.append(float(values['tool_tracking_error']))
+                recording.effort_fraction.append(np.array([
+                    float(values[f'{name}/effort_fraction'])
+                    for name in self.arm.chain.joint_names]))
+            elif status.name == 'physics_arm: contacts':
+                self.contact_events = int(values['contact_events'])
 
     def wait_until_ready(self, timeout: float) -> bool:
         """Wait for joint states and for the IK node's target subscription."""
@@ -223,6 +245,8 @@ class DemoDriver:
             self.peer.spin_until(lambda: sorted(self.scene_objects) == names, SCENE_TIMEOUT)
         start = time.monotonic()
         first_sample = len(self.recording.time)
+        self.segment_drive_sample = len(self.recording.drive_time)
+        self.segment_contacts = self.contact_events
         self.recording.segment_starts.append(start - self.start)
         if segment.jog_velocity is not None:
             covered, moving, deviation = self._jog(segment)
@@ -299,6 +323,7 @@ class DemoDriver:
         """Return the segment's outcome with the recorded peaks since ``first_sample``."""
         recording = self.recording
         window = slice(first_sample, len(recording.time))
+        drives = slice(self.segment_drive_sample, len(recording.drive_time))
         return Outcome(segment=segment, reached=time_to_reach is not None,
                        reported_unreachable=reported, position_error=position_error,
                        orientation_error=orientation_error, time_to_reach=time_to_reach,
@@ -307,17 +332,24 @@ class DemoDriver:
                                                       default=0.0),
                        lowest_manipulability=float(np.nanmin(
                            recording.manipulability[window] or [np.nan])),
-                       highest_damping=max(recording.damping[window], default=0.0))
+                       highest_damping=max(recording.damping[window], default=0.0),
+                       peak_tool_error=max(recording.tool_error[drives], default=0.0),
+                       peak_effort_fraction=float(np.max(
+                           recording.effort_fraction[drives], initial=0.0)),
+                       contacts=self.contact_events - self.segment_contacts)
 
 
-def format_table(outcomes: List[Outcome]) -> str:
-    """Return the per-target table."""
+def format_table(outcomes: List[Outcome], physics: bool = False) -> str:
+    """Return the per-target table (``physics``: with the physics arm's columns)."""
     lines = ['peak v, peak a: largest commanded joint speed and acceleration (from the '
              'command stamps) / joint limit; min w: lowest manipulability; max lam: highest '
-             'damping (m/rad)',
+             'damping (m/rad)' + ('; track mm: peak tracking error at the tool; effort: '
+                                  'peak drive effort / limit; contacts: contact events'
+                                  if physics else ''),
              f'{"target":<28}{"frame":>8}{"expect":>8}{"result":>14}{"pos err m":>11}'
              f'{"rot err":>9}{"t reach s":>10}{"peak v":>8}{"peak a":>8}{"min w":>10}'
-             f'{"max lam":>9}']
+             f'{"max lam":>9}' + (f'{"track mm":>10}{"effort":>8}{"contacts":>9}'
+                                  if physics else '')]
     for outcome in outcomes:
         result = outcome_result(outcome)
         reach_time = f'{outcome.time_to_reach:.2f}' if outcome.time_to_reach else '-'
@@ -326,7 +358,10 @@ def format_table(outcomes: List[Outcome]) -> str:
                      f'{outcome.position_error:>11.2e}{outcome.orientation_error:>9.1e}'
                      f'{reach_time:>10}{outcome.peak_speed_fraction:>8.3f}'
                      f'{outcome.peak_acceleration_fraction:>8.3f}'
-                     f'{outcome.lowest_manipulability:>10.4f}{outcome.highest_damping:>9.4f}')
+                     f'{outcome.lowest_manipulability:>10.4f}{outcome.highest_damping:>9.4f}'
+                     + (f'{1e3 * outcome.peak_tool_error:>10.2f}'
+                        f'{outcome.peak_effort_fraction:>8.3f}{outcome.contacts:>9d}'
+                        if physics else ''))
     return '\n'.join(lines)
 
 
@@ -377,7 +412,9 @@ def write_plot(path: str, arm: SelectedArm, recording: Recording, outcomes: List
                           0.01, mask)
     undamped = replay_servo(kinematics, stretch_start, stretch, undamped_options(options),
                             arm.task_rows, 4.0, 0.01, mask)
-    figure, axes = pyplot.subplots(5, 1, figsize=(10, 13), sharex=False)
+    physics = bool(recording.drive_time)
+    figure, axes = pyplot.subplots(7 if physics else 5, 1, figsize=(10, 18 if physics else 13),
+                                   sharex=False)
     t = np.array(recording.time)
     for axis, values, label in ((axes[0], recording.manipulability, 'manipulability w'),
                                 (axes[1], recording.damping, 'damping lambda [m/rad]'),
@@ -412,10 +449,29 @@ def write_plot(path: str, arm: SelectedArm, recording: Recording, outcomes: List
     axes[4].set_xlabel('time [s] (offline replays: from the stretch start toward an exactly '
                        'singular pose; the jog through a singular pose)')
     axes[4].legend(loc='upper right')
-    figure.suptitle(f'ros_ik demo: {arm.label}')
+    if physics:
+        _plot_drives(axes[5], axes[6], arm, recording)
+    figure.suptitle(f'ros_ik demo: {arm.label}' + (' on MuJoCo physics' if physics else ''))
     figure.tight_layout()
     figure.savefig(path, dpi=90)
     pyplot.close(figure)
+
+
+def _plot_drives(error_axis, effort_axis, arm: SelectedArm, recording: Recording) -> None:
+    """Plot the physics arm's tracking error at the tool and each drive's effort / limit."""
+    t = np.array(recording.drive_time)
+    error_axis.plot(t, 1e3 * np.array(recording.tool_error))
+    error_axis.set_ylabel('tracking error at\nthe tool [mm]')
+    fractions = np.array(recording.effort_fraction).reshape(len(t), -1)
+    for index, name in enumerate(arm.chain.joint_names):
+        effort_axis.plot(t, fractions[:, index], label=name)
+    effort_axis.axhline(1.0, color='red', linestyle='--', label='effort limit')
+    effort_axis.set_ylabel('drive effort / limit\n(peak per report)')
+    effort_axis.set_xlabel('time [s] (physics_arm reports, closed loop over DDS)')
+    effort_axis.legend(loc='upper right', fontsize=7, ncol=2)
+    for axis in (error_axis, effort_axis):
+        for start in recording.segment_starts:
+            axis.axvline(start, color='grey', linestyle=':')
 
 
 INTERRUPTED = threading.Event()  # set by SIGINT or SIGTERM
@@ -426,7 +482,25 @@ def _interrupt(number: int, frame) -> None:
     INTERRUPTED.set()
 
 
-def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int) -> int:
+def arm_process(arm: SelectedArm, links: dict, logs: str, physics: bool) -> NodeProcess:
+    """Return the simulated arm's process: strict, at home, fed the IK node's commands."""
+    home = '[' + ', '.join(repr(float(v)) for v in arm.home) + ']'
+    sim_input = COMMAND_TOPICS['joint_state']
+    remaps = ['-r', f'{sim_input}:=ros_ik/{sim_input}']
+    parameters = {**links, 'initial_positions': home, 'strict': True}
+    if not physics:
+        return NodeProcess('sim_arm', parameters, os.path.join(logs, 'sim_arm.log'), remaps)
+    gains = gains_beside(arm.choice.urdf_path)
+    if os.path.isfile(gains):
+        parameters['gains_file'] = gains
+    if arm.choice.srdf_file:
+        parameters['robot_description_semantic_file'] = arm.choice.srdf_file
+    return NodeProcess('physics_arm', parameters, os.path.join(logs, 'physics_arm.log'),
+                       remaps + ['-r', 'collision_scene:=ros_ik/collision_scene'])
+
+
+def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int,
+             physics: bool = False) -> int:
     """Start the processes, run the targets, print the table, write the plot."""
     kinematics = ChainKinematics(arm.chain)
     segments = plan_segments(kinematics, arm.home, arm.task_rows) * laps
@@ -436,18 +510,14 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int) ->
         links['joint_limits_file'] = arm.choice.joint_limits_file
     semantic = ({'robot_description_semantic_file': arm.choice.srdf_file}
                 if arm.choice.srdf_file else {})
-    home = '[' + ', '.join(repr(float(v)) for v in arm.home) + ']'
     task_axes = arm.choice.task_axes
-    sim_input = COMMAND_TOPICS['joint_state']
     os.makedirs(output_folder, exist_ok=True)
     logs = tempfile.mkdtemp(prefix='ros_ik_demo_')
     processes = [
         NodeProcess('static_transform_publisher', {}, os.path.join(logs, f'tf_{child}.log'),
                     arguments=static_transform_arguments(parent, child, xyz, rpy))
         for parent, child, xyz, rpy in static_transforms(arm.chain.base_link)] + [
-        NodeProcess('sim_arm', {**links, 'initial_positions': home, 'strict': True},
-                    os.path.join(logs, 'sim_arm.log'),
-                    ['-r', f'{sim_input}:=ros_ik/{sim_input}']),
+        arm_process(arm, links, logs, physics),
         NodeProcess('ik_node', {**links, **semantic, 'task_axes': f'"{task_axes}"',
                                 'mode': 'servo',
                                 'velocity_scale': VELOCITY_SCALE, 'diagnostics_period': 0.05},
@@ -455,8 +525,10 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int) ->
     ]
     peer = RosPeer('ros_ik_demo', INTERRUPTED)
     try:
-        driver = DemoDriver(arm, peer)
-        print(f'starting sim_arm and ik_node for {arm.label} (logs in {logs}) ...', flush=True)
+        arm_node = 'physics_arm' if physics else 'sim_arm'
+        driver = DemoDriver(arm, peer, arm_node)
+        print(f'starting {arm_node} and ik_node for {arm.label} (logs in {logs}) ...',
+              flush=True)
         if not driver.wait_until_ready(30.0):
             print('the simulated arm or the IK node did not come up; see the logs',
                   file=sys.stderr)
@@ -478,16 +550,30 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int) ->
         for process in processes:
             process.stop()
     print()
-    print(format_table(outcomes))
-    print(f'\nsimulated arm faults (commands beyond its velocity or acceleration limits): '
-          f'{driver.faults}')
-    plot_path = os.path.abspath(os.path.join(output_folder, f'ros_ik_demo_{arm.label}.png'))
+    print(format_table(outcomes, physics))
+    print('\nsimulated arm faults (commands beyond its velocity or acceleration limits'
+          + (', contact force or tracking error beyond its thresholds' if physics else '')
+          + f'): {driver.faults}')
+    if physics:
+        print(physics_summary(outcomes))
+    suffix = '_physics' if physics else ''
+    plot_path = os.path.abspath(os.path.join(output_folder,
+                                             f'ros_ik_demo_{arm.label}{suffix}.png'))
     write_plot(plot_path, arm, driver.recording, outcomes, stretch_start, jog)
     print(f'\nplot: {plot_path}')
-    success = demo_succeeded(outcomes) and driver.faults == 0
-    print('demo ' + ('succeeded' if success else 'FAILED: a target did not behave as expected '
-                     'or the arm faulted'))
+    contacts = sum(outcome.contacts for outcome in outcomes)
+    success = demo_succeeded(outcomes) and driver.faults == 0 and contacts == 0
+    print('demo ' + ('succeeded' if success else 'FAILED: a target did not behave as expected, '
+                     'the arm faulted or touched something'))
     return 0 if success else 1
+
+
+def physics_summary(outcomes: List[Outcome]) -> str:
+    """Return the physics run's totals: peak tracking error, peak effort / limit, contacts."""
+    return (f'physics: peak tracking error at the tool '
+            f'{1e3 * max(o.peak_tool_error for o in outcomes):.2f} mm, peak drive effort / '
+            f'limit {max(o.peak_effort_fraction for o in outcomes):.3f}, contact events '
+            f'{sum(o.contacts for o in outcomes)}')
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -500,6 +586,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                         help='seconds allowed per target (default %(default)s)')
     parser.add_argument('--long', action='store_true',
                         help='run the target sequence three times')
+    parser.add_argument('--physics', action='store_true',
+                        help='drive the MuJoCo arm (physics_arm) instead of the kinematic '
+                             'sim_arm')
     parser.add_argument('--headless', action='store_true',
                         help='accepted for CI scripts: the demo never opens a window')
     args = parser.parse_args(argv)
@@ -516,7 +605,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, _interrupt)
     try:
-        return run_demo(arm, args.output, args.timeout, 3 if args.long else 1)
+        return run_demo(arm, args.output, args.timeout, 3 if args.long else 1, args.physics)
     except KeyboardInterrupt:
         print('\ndemo interrupted; simulated arm and IK node stopped')
         return 0

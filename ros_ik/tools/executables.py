@@ -36,6 +36,11 @@ def ik_node() -> int:
     return _run('ros_ik.node.ik_node')
 
 
+def physics_arm() -> int:
+    """Run the physics-backed (MuJoCo) simulated arm."""
+    return _run('ros_ik.tools.physics_arm')
+
+
 def sim_arm() -> int:
     """Run the simulated arm."""
     return _run('ros_ik.tools.sim_arm')

@@ -31,7 +31,7 @@ import sys
 import pytest
 import ros_ik
 
-LAYERS = ('trajectory', 'kinematics', 'collision', 'control', 'node', 'tools')
+LAYERS = ('trajectory', 'kinematics', 'collision', 'physics', 'control', 'node', 'tools')
 # Top-level modules that come from a ROS distribution (rclpy, its C extensions, generated
 # message packages, ament and launch), as the PyPI wheels and a ROS install both ship them.
 ROS_MODULE_PREFIXES = ('rclpy', 'rcl_', 'rosidl', 'rmw', 'rpyutils', 'ament', 'launch',
@@ -68,7 +68,8 @@ def is_ros_module(name: str) -> bool:
     return name.startswith(ROS_MODULE_PREFIXES) or name.endswith(ROS_MODULE_SUFFIXES)
 
 
-@pytest.mark.parametrize('layer', ['trajectory', 'kinematics', 'collision', 'control'])
+@pytest.mark.parametrize('layer', ['trajectory', 'kinematics', 'collision', 'physics',
+                                   'control'])
 def test_ros_free_layers_load_no_ros_package(layer):
     """Check that importing the whole layer loads no ROS package at all."""
     loaded = modules_loaded_by(layer)
@@ -77,7 +78,7 @@ def test_ros_free_layers_load_no_ros_package(layer):
 
 @pytest.mark.parametrize('layer', LAYERS)
 def test_a_layer_loads_no_layer_above_it(layer):
-    """Check trajectory < kinematics < collision < control < node < tools: none goes up."""
+    """Check trajectory < kinematics < collision < physics < control < node < tools."""
     above = LAYERS[LAYERS.index(layer) + 1:]
     loaded = modules_loaded_by(layer)
     assert [name for name in loaded if name.split('.')[1:2] and name.split('.')[1] in above
