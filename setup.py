@@ -40,9 +40,9 @@ setup(
         share('urdf', '*.urdf', '*.srdf', '*_joint_limits.yaml'),
     ],
     install_requires=['setuptools', 'numpy', 'numba', 'urdf-parser-py', 'PyYAML', 'coal',
-                      'mujoco'],
+                      'mujoco', 'viser'],
     extras_require={
-        'test': ['pytest', 'hypothesis', 'pin', 'example-robot-data'],
+        'test': ['pytest', 'hypothesis', 'pin', 'example-robot-data', 'playwright'],
     },
     # numba caches compiled kernels next to the modules: install as plain files.
     zip_safe=False,
@@ -57,6 +57,7 @@ setup(
             'ros_ik_collision_pairs = ros_ik.tools.collision_pairs:main',
             'physics_arm = ros_ik.tools.executables:physics_arm',
             'ros_ik_report = ros_ik.tools.report:main',
+            'ros_ik_web = ros_ik.tools.executables:ros_ik_web',
             'sim_arm = ros_ik.tools.executables:sim_arm',
             'static_transform_publisher = ros_ik.tools.executables:static_transform_publisher',
             'target_marker = ros_ik.tools.executables:target_marker',

@@ -21,8 +21,9 @@ command_topic) plus ``use_sim`` (the kinematic simulated arm, strict like a real
 controller; ``false`` to drive a real arm's controllers), ``use_rsp``
 (robot_state_publisher for TF), ``world_frame`` (the arm's base mounted in it by a static
 transform, identity; empty: none), ``use_rviz``, ``rviz_config`` (its fixed frame is set to
-``world_frame``, else the chain's base, with ``rviz2 -f``) and ``use_marker`` (the 6-DOF
-drag target). By default
+``world_frame``, else the chain's base, with ``rviz2 -f``), ``use_marker`` (the 6-DOF
+drag target), ``physics`` (the simulated arm is ``physics_arm``, MuJoCo) and ``use_web``
+with ``web_host`` and ``web_port`` (the browser view, ``ros_ik_web``). By default
 the drag target, RViz's 2D Goal Pose (``goal_pose``) and Publish Point (``clicked_point``)
 all drive the arm; every topic is relative, so ``namespace`` applies to all of it. Optional
 parts that are not installed (robot_state_publisher, rviz2, interactive_markers) are left
@@ -68,6 +69,10 @@ DEMO_ARGUMENTS = (
     ('world_frame', 'world', 'mount the base in this frame (a static transform, identity) '
                              "and make it RViz's fixed frame; empty: none"),
     ('use_rviz', 'true', 'start RViz'),
+    ('use_web', 'false', 'start the browser view (ros_ik_web: the arm, a drag target, the '
+                         "node's status) for machines without RViz"),
+    ('web_host', '127.0.0.1', 'interface of the browser view (0.0.0.0: other machines too)'),
+    ('web_port', '8080', 'TCP port of the browser view'),
     ('use_marker', 'true', 'start the 6-DOF drag target (interactive marker) for RViz'),
     ('rviz_config', os.path.join(SHARE, 'config', 'demo.rviz'), 'RViz configuration'),
     ('goal_topic', 'goal_pose', 'remap ~/planar_goal (RViz 2D Goal Pose; relative, so it '
@@ -110,12 +115,14 @@ def companions(context):
     argument = {name: value(LaunchConfiguration(name)) for name in (
         'arm', 'urdf_file', 'xacro_args', 'base_link', 'tip_link', 'joint_limits_file',
         'namespace',
-        'command_type', 'target_topic', 'command_topic', 'rviz_config', 'world_frame')}
+        'command_type', 'target_topic', 'command_topic', 'rviz_config', 'world_frame',
+        'web_host', 'web_port')}
     setup = choose_arm(argument['arm'], argument['urdf_file'], argument['base_link'],
                        argument['tip_link'], os.path.join(SHARE, 'urdf'),
                        argument['joint_limits_file'], argument['xacro_args'])
     wanted = {part: value(LaunchConfiguration(part)).lower() in ('true', '1')
-              for part in ('use_sim', 'use_rsp', 'use_rviz', 'use_marker', 'physics')}
+              for part in ('use_sim', 'use_rsp', 'use_rviz', 'use_marker', 'use_web',
+                           'physics')}
     missing = missing_parts(wanted)
     actions = [LogInfo(msg=f'WARNING: {reason}: starting without it ({part}:=false to '
                            'silence this)') for part, reason in missing.items()]
@@ -144,6 +151,13 @@ def companions(context):
             remappings=[('target_pose', argument['target_topic'] or 'ros_ik/target_pose')],
             parameters=[{'robot_description': description, 'base_link': setup.base_link,
                          'tip_link': setup.tip_link}]),
+        'use_web': Node(
+            package='ros_ik', executable='ros_ik_web', name='ros_ik_web', namespace=namespace,
+            output='screen',
+            remappings=[('ros_ik/target_pose', argument['target_topic'] or 'ros_ik/target_pose')],
+            parameters=[{'robot_description': description, 'base_link': setup.base_link,
+                         'tip_link': setup.tip_link, 'host': argument['web_host'],
+                         'port': int(argument['web_port'])}]),
         'use_rsp': Node(
             package='robot_state_publisher', executable='robot_state_publisher',
             namespace=namespace, output='screen',

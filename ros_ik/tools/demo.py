@@ -31,6 +31,10 @@ With ``--physics`` the arm is :mod:`ros_ik.tools.physics_arm` (MuJoCo: inertia, 
 torque-limited drives, the table as a solid) instead of the kinematic ``sim_arm``: the
 table and plot add the tracking error at the tool, the drives' effort / limit and the
 contacts (a contact also fails the demo).
+
+With ``--view`` the demo also starts the browser view (``ros_ik_web``), prints its address,
+and after the scripted targets keeps every process running, the arm following the page's
+drag gizmo and jog buttons, until Ctrl-C.
 """
 
 import argparse
@@ -500,8 +504,12 @@ def arm_process(arm: SelectedArm, links: dict, logs: str, physics: bool) -> Node
 
 
 def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int,
-             physics: bool = False) -> int:
-    """Start the processes, run the targets, print the table, write the plot."""
+             physics: bool = False, view: Optional[tuple] = None) -> int:
+    """
+    Start the processes, run the targets, print the table, write the plot.
+
+    ``view``: (host, port) of the browser view to start and keep serving at the end.
+    """
     kinematics = ChainKinematics(arm.chain)
     segments = plan_segments(kinematics, arm.home, arm.task_rows) * laps
     links = {'robot_description_file': arm.choice.urdf_path, 'base_link': arm.chain.base_link,
@@ -518,6 +526,8 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int,
                     arguments=static_transform_arguments(parent, child, xyz, rpy))
         for parent, child, xyz, rpy in static_transforms(arm.chain.base_link)] + [
         arm_process(arm, links, logs, physics),
+    ] + ([NodeProcess('ros_ik_web', {**links, 'host': view[0], 'port': view[1]},
+                      os.path.join(logs, 'ros_ik_web.log'))] if view else []) + [
         NodeProcess('ik_node', {**links, **semantic, 'task_axes': f'"{task_axes}"',
                                 'mode': 'servo',
                                 'velocity_scale': VELOCITY_SCALE, 'diagnostics_period': 0.05},
@@ -529,6 +539,9 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int,
         driver = DemoDriver(arm, peer, arm_node)
         print(f'starting {arm_node} and ik_node for {arm.label} (logs in {logs}) ...',
               flush=True)
+        if view:
+            shown = 'localhost' if view[0] in ('0.0.0.0', '127.0.0.1') else view[0]
+            print(f'web view: http://{shown}:{view[1]} (served on {view[0]})', flush=True)
         if not driver.wait_until_ready(30.0):
             print('the simulated arm or the IK node did not come up; see the logs',
                   file=sys.stderr)
@@ -545,10 +558,26 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int,
             outcomes.append(outcome)
             print(' ' + outcome_result(outcome)
                   + (f' ("{outcome.report}")' if outcome.refused else ''))
+        if view:
+            success = report(arm, driver, outcomes, output_folder, physics, stretch_start, jog)
+            print(f'\nthe script is done; the arm follows the page (port {view[1]}): drag '
+                  'the gizmo, jog, switch the mode. Ctrl-C to stop.', flush=True)
+            try:
+                peer.spin_until(INTERRUPTED.is_set, float('inf'))
+            except KeyboardInterrupt:
+                pass
+            return 0 if success else 1
     finally:
         peer.close()
         for process in processes:
             process.stop()
+    success = report(arm, driver, outcomes, output_folder, physics, stretch_start, jog)
+    return 0 if success else 1
+
+
+def report(arm: SelectedArm, driver: DemoDriver, outcomes: List[Outcome], output_folder: str,
+           physics: bool, stretch_start: np.ndarray, jog: Optional[tuple]) -> bool:
+    """Print the table and totals, write the plot; return whether the demo succeeded."""
     print()
     print(format_table(outcomes, physics))
     print('\nsimulated arm faults (commands beyond its velocity or acceleration limits'
@@ -565,7 +594,7 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int,
     success = demo_succeeded(outcomes) and driver.faults == 0 and contacts == 0
     print('demo ' + ('succeeded' if success else 'FAILED: a target did not behave as expected, '
                      'the arm faulted or touched something'))
-    return 0 if success else 1
+    return success
 
 
 def physics_summary(outcomes: List[Outcome]) -> str:
@@ -589,6 +618,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument('--physics', action='store_true',
                         help='drive the MuJoCo arm (physics_arm) instead of the kinematic '
                              'sim_arm')
+    parser.add_argument('--view', action='store_true',
+                        help='serve the browser view (ros_ik_web) and keep the arm following '
+                             'it after the script, until Ctrl-C')
+    parser.add_argument('--host', default='127.0.0.1',
+                        help='--view: interface of the page (0.0.0.0: reachable from other '
+                             'machines; default %(default)s)')
+    parser.add_argument('--port', type=int, default=8080,
+                        help='--view: TCP port of the page (default %(default)s)')
     parser.add_argument('--headless', action='store_true',
                         help='accepted for CI scripts: the demo never opens a window')
     args = parser.parse_args(argv)
@@ -605,7 +642,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, _interrupt)
     try:
-        return run_demo(arm, args.output, args.timeout, 3 if args.long else 1, args.physics)
+        return run_demo(arm, args.output, args.timeout, 3 if args.long else 1, args.physics,
+                        (args.host, args.port) if args.view else None)
     except KeyboardInterrupt:
         print('\ndemo interrupted; simulated arm and IK node stopped')
         return 0

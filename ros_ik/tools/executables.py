@@ -41,6 +41,11 @@ def physics_arm() -> int:
     return _run('ros_ik.tools.physics_arm')
 
 
+def ros_ik_web() -> int:
+    """Run the browser view (viser)."""
+    return _run('ros_ik.tools.web_view')
+
+
 def sim_arm() -> int:
     """Run the simulated arm."""
     return _run('ros_ik.tools.sim_arm')

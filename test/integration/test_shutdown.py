@@ -65,6 +65,9 @@ STARTS = {  # name -> (parameters, extra arguments)
     'sim_arm': ({**MODEL, 'initial_positions': HOME, 'strict': True},
                 ['-r', 'joint_commands:=/ros_ik/joint_commands']),
     'target_marker': (MODEL, ['-r', 'target_pose:=/ros_ik/target_pose']),
+    'physics_arm': ({**MODEL, 'initial_positions': HOME, 'strict': True},
+                    ['-r', 'joint_commands:=/ros_ik/joint_commands']),
+    'ros_ik_web': ({**MODEL, 'port': 0}, []),  # 0: any free port
 }
 
 

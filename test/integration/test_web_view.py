@@ -1,0 +1,164 @@
+# Copyright 2026 ros_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The web view end to end in a real browser: headless Chromium (Debian's) driven by Playwright.
+
+sim_arm, ik_node and ros_ik_web run as processes over DDS; the test opens the page, checks
+the robot is drawn (the arm's own colours in the screenshot), drags the gizmo's x arrow with
+the mouse and checks that the IK node received the target the page published and that the
+arm reached it. Skipped where Chromium or Playwright is missing (CI installs both).
+"""
+
+import shutil
+import socket
+
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import PoseStamped
+from loop_messages import ik_status
+import numpy as np
+import pytest
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, bundled_urdf_path, load_bundled_chain
+from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.kinematics.transforms import pose_error, pose_matrix
+from ros_ik.tools.web_page import arm_reach, CAMERA_FOV, GIZMO_SCALE, initial_camera
+from sensor_msgs.msg import JointState
+
+CHROMIUM = shutil.which('chromium') or shutil.which('chromium-browser')
+playwright_api = pytest.importorskip('playwright.sync_api')
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason='no Chromium browser installed')
+# Flags for a closed, headless machine (no background networking, software WebGL).
+CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--use-gl=angle',
+                  '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+                  '--disable-background-networking', '--disable-component-update',
+                  '--disable-sync', '--no-first-run']
+WIDTH, HEIGHT = 1000, 700
+UR5 = BUNDLED_ARMS['ur5']
+ORANGE = np.array([255, 128, 26])  # the UR5 URDF's "orange" material
+# The gizmo's arrows as drawn (lit): x and z; the test drags the longer one on screen.
+ARROW_COLOURS = {0: np.array([249, 45, 104]), 2: np.array([54, 142, 226])}
+RELIABLE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+
+
+def free_port() -> int:
+    """Return a TCP port no one listens on now."""
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        return probe.getsockname()[1]
+
+
+def project(points: np.ndarray, kinematics: ChainKinematics) -> np.ndarray:
+    """Return the pixel (u, v) of base-frame points (k, 3) in the page's initial view."""
+    position, look_at = initial_camera(kinematics)
+    forward = (look_at - position) / np.linalg.norm(look_at - position)
+    right = np.cross(forward, [0.0, 0.0, 1.0])
+    right /= np.linalg.norm(right)
+    down = np.cross(forward, right)
+    relative = np.atleast_2d(points) - position
+    x, y, z = relative @ right, relative @ down, relative @ forward
+    focal = 0.5 * HEIGHT / np.tan(0.5 * CAMERA_FOV)
+    return np.stack([0.5 * WIDTH + focal * x / z, 0.5 * HEIGHT + focal * y / z], axis=1)
+
+
+def nearest_pixel(image: np.ndarray, colour: np.ndarray, near: np.ndarray,
+                  radius: float) -> np.ndarray:
+    """Return the pixel (u, v) of ``colour`` (within 30 per channel) nearest to ``near``."""
+    v, u = np.nonzero(np.all(np.abs(image[:, :, :3].astype(int) - colour) < 30, axis=2))
+    if len(u) == 0:
+        return None
+    distance = np.hypot(u - near[0], v - near[1])
+    best = int(np.argmin(distance))
+    return np.array([u[best], v[best]]) if distance[best] <= radius else None
+
+
+def screenshot(page) -> np.ndarray:
+    """Return the page as an RGB(A) array."""
+    import io
+    from matplotlib import image
+    return (image.imread(io.BytesIO(page.screenshot()), format='png') * 255).astype(np.uint8)
+
+
+def test_page_shows_the_arm_and_a_drag_moves_it(peer, processes, tmp_path):
+    """Check the page draws the arm, a drag of the gizmo sends a target, the arm reaches it."""
+    path = bundled_urdf_path('ur5')
+    model = {'robot_description_file': path, 'base_link': UR5.base_link,
+             'tip_link': UR5.tip_link}
+    home = '[' + ', '.join(repr(float(v)) for v in UR5.home) + ']'
+    port = free_port()
+    processes.start('sim_arm', {**model, 'initial_positions': home, 'strict': True},
+                    str(tmp_path / 'sim.log'), ['-r', 'joint_commands:=/ros_ik/joint_commands'])
+    processes.start('ik_node', {**model, 'mode': 'solve'}, str(tmp_path / 'ik.log'))
+    web = processes.start('ros_ik_web', {**model, 'port': port}, str(tmp_path / 'web.log'))
+    targets, states, status = [], [], [None]
+    node = peer.node
+    node.create_subscription(PoseStamped, '/ros_ik/target_pose', targets.append, RELIABLE)
+    node.create_subscription(JointState, '/joint_states', states.append, RELIABLE)
+    node.create_subscription(DiagnosticArray, '/diagnostics',
+                             lambda message: status.__setitem__(
+                                 0, ik_status(message, status[0])), RELIABLE)
+    assert peer.spin_until(lambda: states and status[0] is not None
+                           and f':{port}' in web.output(), 60.0), web.output()
+    kinematics = ChainKinematics(load_bundled_chain('ur5'))
+    T_tool = kinematics.tip_pose(np.array(UR5.home))
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={'width': WIDTH, 'height': HEIGHT})
+            page.goto(f'http://127.0.0.1:{port}')
+            page.wait_for_selector('canvas', timeout=30000)
+            image = None
+
+            def arm_drawn() -> bool:
+                nonlocal image
+                image = screenshot(page)
+                orange = np.all(np.abs(image[:, :, :3].astype(int) - ORANGE) < 40, axis=2)
+                return orange.sum() > 200
+            assert peer.spin_until(arm_drawn, 30.0), 'the arm is not drawn'
+            page.screenshot(path=str(tmp_path / 'page.png'))
+            gizmo_length = GIZMO_SCALE * arm_reach(kinematics)
+            centre = project(T_tool[:3, 3], kinematics)[0]
+            tips = {axis: project(T_tool[:3, 3] + 0.6 * gizmo_length * T_tool[:3, axis],
+                                  kinematics)[0] for axis in ARROW_COLOURS}
+            axis = max(tips, key=lambda a: np.linalg.norm(tips[a] - centre))
+            handle = None
+
+            def arrow_found() -> bool:  # the gizmo moves to the tool with the first state
+                nonlocal handle
+                handle = nearest_pixel(screenshot(page), ARROW_COLOURS[axis], tips[axis], 40.0)
+                return handle is not None
+            assert peer.spin_until(arrow_found, 20.0), f'no arrow {axis} near {tips[axis]}'
+            direction = (tips[axis] - centre) / np.linalg.norm(tips[axis] - centre)
+            page.mouse.move(float(handle[0]), float(handle[1]))
+            page.mouse.down()
+            for step in range(1, 11):
+                u, v = handle + direction * 4.0 * step
+                page.mouse.move(float(u), float(v))
+                peer.spin_for(0.03)
+            page.mouse.up()
+            assert peer.spin_until(lambda: targets, 10.0), 'the page sent no target'
+        finally:
+            browser.close()
+    peer.spin_for(0.5)  # the last target of the drag
+    last = targets[-1]
+    p, q = last.pose.position, last.pose.orientation
+    T_target = pose_matrix((p.x, p.y, p.z), (q.x, q.y, q.z, q.w))
+    moved = T_target[:3, 3] - T_tool[:3, 3]
+    assert moved @ T_tool[:3, axis] > 0.01  # along the arrow dragged
+    assert last.header.frame_id == UR5.base_link
+
+    def reached() -> bool:
+        e_p, e_o = pose_error(T_target, kinematics.tip_pose(np.array(states[-1].position)))
+        return np.linalg.norm(e_p) <= 1e-3 and np.linalg.norm(e_o) <= 1e-2
+    assert peer.spin_until(reached, 30.0), status[0].message
