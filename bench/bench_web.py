@@ -32,8 +32,6 @@ Run: ``.venv/bin/python bench/bench_web.py [--seconds 20] [--drags 20]`` after
 import argparse
 import os
 import random
-import shutil
-import socket
 import sys
 import tempfile
 import time
@@ -47,8 +45,10 @@ from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, bundled_urdf_path, load
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.node.messages import pose_message
 from ros_ik.node.polled_inputs import PolledInputs
+from ros_ik.tools.headless_browser import (CHROMIUM_FLAGS, chromium_path, free_port,
+                                           GIZMO_ARROW_COLOURS, nearest_pixel, page_image)
 from ros_ik.tools.node_processes import ProcessGroup, RosPeer
-from ros_ik.tools.web_page import arm_reach, CAMERA_FOV, GIZMO_SCALE, initial_camera
+from ros_ik.tools.web_page import arm_reach, GIZMO_SCALE, project_to_page
 from sensor_msgs.msg import JointState
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -56,11 +56,6 @@ from bench_node import cpu_seconds  # noqa: E402, I100 (the benchmark folder's h
 
 UR5 = BUNDLED_ARMS['ur5']
 WIDTH, HEIGHT = 1000, 700
-CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--use-gl=angle',
-                  '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
-                  '--disable-background-networking', '--disable-component-update',
-                  '--disable-sync', '--no-first-run']
-BLUE_ARROW = np.array([54, 142, 226])  # the gizmo's z arrow as drawn
 PAINTED_FRAMES = """() => new Promise(resolve => {
   let frames = 0; const start = performance.now();
   const tick = () => { frames += 1;
@@ -159,43 +154,14 @@ class Loop:
         self.group.stop_all()
 
 
-def free_port() -> int:
-    """Return a TCP port no one listens on now."""
-    with socket.socket() as probe:
-        probe.bind(('127.0.0.1', 0))
-        return probe.getsockname()[1]
-
-
-def arrow_pixel(page, loop: Loop, q: np.ndarray):
+def arrow_pixel(page, loop: Loop):
     """Return the screen pixel of the gizmo's z arrow and its screen direction (or None)."""
-    import io
-    from matplotlib import image as images
-    kinematics = loop.kinematics
-    position, look_at = initial_camera(kinematics)
-    forward = (look_at - position) / np.linalg.norm(look_at - position)
-    right = np.cross(forward, [0.0, 0.0, 1.0])
-    right /= np.linalg.norm(right)
-    down = np.cross(forward, right)
-    focal = 0.5 * HEIGHT / np.tan(0.5 * CAMERA_FOV)
-
-    def project(point):
-        relative = point - position
-        depth = relative @ forward
-        return np.array([0.5 * WIDTH + focal * (relative @ right) / depth,
-                         0.5 * HEIGHT + focal * (relative @ down) / depth])
     gizmo = loop.gizmo_pose
-    length = GIZMO_SCALE * arm_reach(kinematics)
-    centre, tip = project(gizmo[:3, 3]), project(gizmo[:3, 3] + 0.6 * length * gizmo[:3, 2])
-    image = (images.imread(io.BytesIO(page.screenshot()), format='png') * 255).astype(int)
-    v, u = np.nonzero(np.all(np.abs(image[:, :, :3] - BLUE_ARROW) < 30, axis=2))
-    if len(u) == 0:
-        return None, None
-    distance = np.hypot(u - tip[0], v - tip[1])
-    best = int(np.argmin(distance))
-    if distance[best] > 40.0:
-        return None, None
-    return np.array([u[best], v[best]], dtype=float), (tip - centre) / np.linalg.norm(
-        tip - centre)
+    length = GIZMO_SCALE * arm_reach(loop.kinematics)
+    centre, tip = project_to_page(np.array([gizmo[:3, 3], gizmo[:3, 3] + 0.6 * length
+                                            * gizmo[:3, 2]]), loop.kinematics, WIDTH, HEIGHT)
+    handle = nearest_pixel(page_image(page), GIZMO_ARROW_COLOURS[2], tip, 40.0)
+    return handle, (tip - centre) / np.linalg.norm(tip - centre)
 
 
 def drag_latencies(loop: Loop, page, drags: int) -> tuple:
@@ -213,7 +179,7 @@ def drag_latencies(loop: Loop, page, drags: int) -> tuple:
     for index in range(drags):
         loop.wait_at_rest()
         loop.gizmo_pose = loop.page_targets[-1][1] if loop.page_targets else home
-        handle, direction = arrow_pixel(page, loop, None)
+        handle, direction = arrow_pixel(page, loop)
         if handle is None:
             continue
         sign = 1.0 if index % 2 == 0 else -1.0
@@ -250,7 +216,7 @@ def main() -> None:
     parser.add_argument('--seconds', type=float, default=20.0, help='seconds per CPU row')
     parser.add_argument('--drags', type=int, default=20, help='drags timed')
     args = parser.parse_args()
-    chromium = shutil.which('chromium')
+    chromium = chromium_path()
     if chromium is None:
         sys.exit('bench_web needs Chromium (apt-get install chromium)')
     from playwright.sync_api import sync_playwright

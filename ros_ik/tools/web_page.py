@@ -47,6 +47,28 @@ def initial_camera(kinematics: ChainKinematics) -> Tuple[np.ndarray, np.ndarray]
     return np.array([1.6, -1.6, 1.1]) * reach, np.array([0.0, 0.0, 0.3]) * reach
 
 
+def project_to_page(points: np.ndarray, kinematics: ChainKinematics, width: int,
+                    height: int) -> np.ndarray:
+    """
+    Return the pixels (k, 2) of base-frame points (k, 3) in the page's initial view.
+
+    A pinhole camera at :func:`initial_camera` looking at its point, z up: with ``f``
+    the forward, ``r = f x z`` the right and ``d = f x r`` the down unit vectors and
+    ``p`` a point relative to the camera, ``u = w / 2 + F (p.r) / (p.f)``,
+    ``v = h / 2 + F (p.d) / (p.f)`` with ``F = (h / 2) / tan(CAMERA_FOV / 2)`` pixels.
+    """
+    position, look_at = initial_camera(kinematics)
+    forward = (look_at - position) / np.linalg.norm(look_at - position)
+    right = np.cross(forward, [0.0, 0.0, 1.0])
+    right /= np.linalg.norm(right)
+    down = np.cross(forward, right)
+    relative = np.atleast_2d(points) - position
+    depth = relative @ forward
+    focal = 0.5 * height / np.tan(0.5 * CAMERA_FOV)
+    return np.stack([0.5 * width + focal * (relative @ right) / depth,
+                     0.5 * height + focal * (relative @ down) / depth], axis=1)
+
+
 def wxyz(T: np.ndarray) -> Tuple[float, float, float, float]:
     """Return the rotation of a 4x4 transform as viser's (w, x, y, z) quaternion."""
     x, y, z, w = matrix_to_quaternion(T[:3, :3])

@@ -21,9 +21,6 @@ the mouse and checks that the IK node received the target the page published and
 arm reached it. Skipped where Chromium or Playwright is missing (CI installs both).
 """
 
-import shutil
-import socket
-
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped
 from loop_messages import ik_status
@@ -33,61 +30,18 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, bundled_urdf_path, load_bundled_chain
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import pose_error, pose_matrix
-from ros_ik.tools.web_page import arm_reach, CAMERA_FOV, GIZMO_SCALE, initial_camera
+from ros_ik.tools.headless_browser import (CHROMIUM_FLAGS, chromium_path, free_port,
+                                           GIZMO_ARROW_COLOURS, nearest_pixel, page_image)
+from ros_ik.tools.web_page import arm_reach, GIZMO_SCALE, project_to_page
 from sensor_msgs.msg import JointState
 
-CHROMIUM = shutil.which('chromium') or shutil.which('chromium-browser')
+CHROMIUM = chromium_path()
 playwright_api = pytest.importorskip('playwright.sync_api')
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason='no Chromium browser installed')
-# Flags for a closed, headless machine (no background networking, software WebGL).
-CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--use-gl=angle',
-                  '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
-                  '--disable-background-networking', '--disable-component-update',
-                  '--disable-sync', '--no-first-run']
 WIDTH, HEIGHT = 1000, 700
 UR5 = BUNDLED_ARMS['ur5']
 ORANGE = np.array([255, 128, 26])  # the UR5 URDF's "orange" material
-# The gizmo's arrows as drawn (lit): x and z; the test drags the longer one on screen.
-ARROW_COLOURS = {0: np.array([249, 45, 104]), 2: np.array([54, 142, 226])}
 RELIABLE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
-
-
-def free_port() -> int:
-    """Return a TCP port no one listens on now."""
-    with socket.socket() as probe:
-        probe.bind(('127.0.0.1', 0))
-        return probe.getsockname()[1]
-
-
-def project(points: np.ndarray, kinematics: ChainKinematics) -> np.ndarray:
-    """Return the pixel (u, v) of base-frame points (k, 3) in the page's initial view."""
-    position, look_at = initial_camera(kinematics)
-    forward = (look_at - position) / np.linalg.norm(look_at - position)
-    right = np.cross(forward, [0.0, 0.0, 1.0])
-    right /= np.linalg.norm(right)
-    down = np.cross(forward, right)
-    relative = np.atleast_2d(points) - position
-    x, y, z = relative @ right, relative @ down, relative @ forward
-    focal = 0.5 * HEIGHT / np.tan(0.5 * CAMERA_FOV)
-    return np.stack([0.5 * WIDTH + focal * x / z, 0.5 * HEIGHT + focal * y / z], axis=1)
-
-
-def nearest_pixel(image: np.ndarray, colour: np.ndarray, near: np.ndarray,
-                  radius: float) -> np.ndarray:
-    """Return the pixel (u, v) of ``colour`` (within 30 per channel) nearest to ``near``."""
-    v, u = np.nonzero(np.all(np.abs(image[:, :, :3].astype(int) - colour) < 30, axis=2))
-    if len(u) == 0:
-        return None
-    distance = np.hypot(u - near[0], v - near[1])
-    best = int(np.argmin(distance))
-    return np.array([u[best], v[best]]) if distance[best] <= radius else None
-
-
-def screenshot(page) -> np.ndarray:
-    """Return the page as an RGB(A) array."""
-    import io
-    from matplotlib import image
-    return (image.imread(io.BytesIO(page.screenshot()), format='png') * 255).astype(np.uint8)
 
 
 def test_page_shows_the_arm_and_a_drag_moves_it(peer, processes, tmp_path):
@@ -122,21 +76,24 @@ def test_page_shows_the_arm_and_a_drag_moves_it(peer, processes, tmp_path):
 
             def arm_drawn() -> bool:
                 nonlocal image
-                image = screenshot(page)
-                orange = np.all(np.abs(image[:, :, :3].astype(int) - ORANGE) < 40, axis=2)
+                image = page_image(page)
+                orange = np.all(np.abs(image - ORANGE) < 40, axis=2)
                 return orange.sum() > 200
             assert peer.spin_until(arm_drawn, 30.0), 'the arm is not drawn'
             page.screenshot(path=str(tmp_path / 'page.png'))
             gizmo_length = GIZMO_SCALE * arm_reach(kinematics)
-            centre = project(T_tool[:3, 3], kinematics)[0]
-            tips = {axis: project(T_tool[:3, 3] + 0.6 * gizmo_length * T_tool[:3, axis],
-                                  kinematics)[0] for axis in ARROW_COLOURS}
+            centre = project_to_page(T_tool[:3, 3], kinematics, WIDTH, HEIGHT)[0]
+            tips = {axis: project_to_page(T_tool[:3, 3] + 0.6 * gizmo_length
+                                          * T_tool[:3, axis], kinematics, WIDTH, HEIGHT)[0]
+                    for axis in GIZMO_ARROW_COLOURS}
+            # the arrow (x or z) that is longer on the screen: the other may point at the camera
             axis = max(tips, key=lambda a: np.linalg.norm(tips[a] - centre))
             handle = None
 
             def arrow_found() -> bool:  # the gizmo moves to the tool with the first state
                 nonlocal handle
-                handle = nearest_pixel(screenshot(page), ARROW_COLOURS[axis], tips[axis], 40.0)
+                handle = nearest_pixel(page_image(page), GIZMO_ARROW_COLOURS[axis],
+                                       tips[axis], 40.0)
                 return handle is not None
             assert peer.spin_until(arrow_found, 20.0), f'no arrow {axis} near {tips[axis]}'
             direction = (tips[axis] - centre) / np.linalg.norm(tips[axis] - centre)
