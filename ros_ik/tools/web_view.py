@@ -21,8 +21,7 @@ A normal ROS node that talks to ``ik_node`` only through its topics and paramete
   body placed by the chain's forward kinematics of the newest ``joint_states``, redrawn at
   ``view_rate`` Hz while the arm moves;
 * a 6-DOF drag gizmo: every move publishes the IK node's target (``ros_ik/target_pose``,
-  PoseStamped in ``target_frame``, the chain base by default; the gizmo is drawn in the
-  base frame, so a frame other than the base needs TF in the node, as RViz's targets do);
+  PoseStamped in the chain's base frame, the frame the page draws everything in);
 * the node's RViz markers (``ros_ik/markers``: the current goal, the manipulability
   ellipsoid, the closest collision pair, the scene objects) drawn in the base frame;
 * a panel with the node's status (``/diagnostics``, ``<ik_node>: ik``: level, message and
@@ -77,7 +76,6 @@ PARAMETERS = (
      FloatingPointRange(from_value=1.0, to_value=240.0)),
     ('mesh_search_path', '', 'folders of packages for package:// meshes (":"-separated)',
      None),
-    ('target_frame', '', 'frame_id of the targets (empty: the chain base)', None),
     ('ik_node', 'ros_ik', 'name of the IK node (its status and mode parameter)', None),
     ('jog_speed', 0.05, 'speed of the jog buttons [m/s]',
      FloatingPointRange(from_value=0.001, to_value=1.0)),
@@ -168,7 +166,7 @@ class RosIkWeb(Node):
     def _send_target(self) -> None:
         """Publish the gizmo's pose as the IK node's target."""
         message = PoseStamped(pose=pose_message(self.view.gizmo_pose()))
-        message.header.frame_id = self._value('target_frame') or self.chain.base_link
+        message.header.frame_id = self.chain.base_link
         message.header.stamp = self.get_clock().now().to_msg()
         self._targets.publish(message)
 
