@@ -19,7 +19,6 @@ Everything is in the chain's base frame (m; viser's world, z up). Thread-safe: R
 callbacks update it while viser's own threads serve the browsers.
 """
 
-import threading
 from typing import Dict, List, Tuple
 
 import numpy as np
@@ -121,7 +120,6 @@ class WebView:
         self.mode = gui.add_dropdown('mode', ('servo', 'solve'), initial_value='servo')
         with gui.add_folder('jog the tool (base frame)'):
             self.jog_buttons = {axis: gui.add_button(f'jog {axis}') for axis in JOG_AXES}
-        self._lock = threading.Lock()
         self.frames_sent = 0  # robot redraws sent to the browsers
 
     def show_joints(self, q: np.ndarray) -> None:
