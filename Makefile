@@ -6,7 +6,7 @@
 # .venv-jazzy): `make test ROS_DISTRO=jazzy`. A sourced ROS install sets ROS_DISTRO too.
 # and for development:
 #   make test-unit  the fast tests (test/unit: no DDS, no processes)
-#   make docs       regenerate config/ik.yaml and the README parameter table
+#   make docs       regenerate config/ik.yaml and docs/parameters.md's table
 #   make diagram    render docs/architecture.png from docs/architecture.dot (Graphviz)
 PYTHON ?= python3
 ROS_DISTRO ?= kilted
@@ -24,16 +24,17 @@ export ROS_AUTOMATIC_DISCOVERY_RANGE ?= LOCALHOST
 
 .PHONY: test test-unit demo report bench lint docs diagram install colcon-test
 
-# tf2_msgs (no wheel on PyPI) is built from its definition into the venv: msgs/.
-TF2_MSGS := msgs/build_tf2_msgs.sh msgs/tf2_msgs/CMakeLists.txt msgs/tf2_msgs/package.xml \
-	msgs/tf2_msgs/msg/TFMessage.msg
+# tf2_msgs (no wheel on PyPI) and ros_ik_msgs (ros_ik's action) are built from their
+# definitions into the venv: msgs/.
+INTERFACES := msgs/build_interfaces.sh $(wildcard msgs/tf2_msgs/*.txt msgs/tf2_msgs/*.xml \
+	msgs/tf2_msgs/msg/* msgs/ros_ik_msgs/*.txt msgs/ros_ik_msgs/*.xml msgs/ros_ik_msgs/action/*)
 
-$(STAMP): $(ROS_REQUIREMENTS) requirements.txt requirements-test.txt $(TF2_MSGS)
+$(STAMP): $(ROS_REQUIREMENTS) requirements.txt requirements-test.txt $(INTERFACES)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r $(ROS_REQUIREMENTS) -r requirements.txt \
 		-r requirements-test.txt
-	bash msgs/build_tf2_msgs.sh $(VENV)
+	bash msgs/build_interfaces.sh $(VENV)
 	touch $(STAMP)
 
 # -P: run the installed package, not the source tree in the current directory. The warm-up
@@ -42,7 +43,7 @@ $(STAMP): $(ROS_REQUIREMENTS) requirements.txt requirements-test.txt $(TF2_MSGS)
 install: $(STAMP)
 	rm -rf build
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation --force-reinstall .
-	$(BIN)/python -P -m ros_ik.collision.kernel_warm_up
+	$(BIN)/python -P -m ros_ik.paths.kernel_warm_up
 
 test: install
 	$(BIN)/python -P -m pytest test

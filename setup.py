@@ -30,8 +30,8 @@ def share(folder: str, *patterns: str) -> tuple:
 
 setup(
     name=PACKAGE_NAME,
-    version='0.3.0',
-    packages=find_packages(exclude=['test', 'bench']),
+    version='0.4.0',
+    packages=find_packages(exclude=['test', 'test.*', 'bench', 'bench.*']),
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + PACKAGE_NAME]),
         ('share/' + PACKAGE_NAME, ['package.xml']),
@@ -53,7 +53,7 @@ setup(
     entry_points={
         'console_scripts': [
             'ik_node = ros_ik.tools.executables:ik_node',
-            'ros_ik_demo = ros_ik.tools.demo:main',
+            'ros_ik_demo = ros_ik.demo.closed_loop:main',
             'ros_ik_collision_pairs = ros_ik.tools.collision_pairs:main',
             'physics_arm = ros_ik.tools.executables:physics_arm',
             'ros_ik_report = ros_ik.tools.report:main',

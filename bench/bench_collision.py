@@ -22,7 +22,7 @@ Collision benchmark on example-robot-data's UR5 and Panda (meshes, SRDFs) with a
    of a random
    configuration that the reference says is free (self and floor). Every command is
    checked independently with Pinocchio + coal on the real meshes
-   (:mod:`ros_ik.tools.reference_collisions`); printed: commands in collision, targets
+   (:mod:`ros_ik_testing.reference_collisions`); printed: commands in collision, targets
    reached (within the tolerances), refused with a pair named, neither (timed out), the
    median and 95th percentile time of a solving cycle (IK plus the motion checks) and of
    any other cycle.
@@ -38,7 +38,7 @@ import time
 import numpy as np
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPOSITORY)
+sys.path[:0] = [REPOSITORY, os.path.join(REPOSITORY, 'test')]  # ros_ik, ros_ik_testing
 
 from ros_ik.collision.collision_checker import CollisionChecker  # noqa: E402
 from ros_ik.collision.collision_setup import build_collision_model  # noqa: E402
@@ -50,8 +50,8 @@ from ros_ik.control.collision_guard import CollisionGuard  # noqa: E402
 from ros_ik.control.controller import IkController  # noqa: E402
 from ros_ik.control.parameters import Settings  # noqa: E402
 from ros_ik.kinematics.transforms import pose_error  # noqa: E402
-from ros_ik.tools.example_arms import example_arm, mesh_search_folder  # noqa: E402
-from ros_ik.tools.reference_collisions import FLOOR_SCENE, ReferenceCollisions  # noqa: E402
+from ros_ik_testing.example_arms import example_arm, mesh_search_folder  # noqa: E402
+from ros_ik_testing.reference_collisions import FLOOR_SCENE, ReferenceCollisions  # noqa: E402
 
 PERIOD = 0.01
 TARGET_SECONDS = 6.0

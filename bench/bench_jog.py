@@ -15,7 +15,7 @@
 """
 Jogging benchmark: the tool jogged at 0.1 m/s straight through a singular configuration.
 
-For the UR5 and the Panda, the demo's jog line (:func:`ros_ik.tools.demo_plan.jog_segments`:
+For the UR5 and the Panda, the demo's jog line (:func:`ros_ik.demo.segments.jog_segments`:
 through the tool point of a configuration with sigma_min ~ 0 sampled near the home pose,
 in the direction the tool moves most easily there, reachable both ways), the ROS-free
 controller jogs the tool from JOG_LEAD before the singular point to JOG_LEAD past it,
@@ -40,11 +40,11 @@ import numpy as np  # noqa: E402
 from ros_ik.control.arm import ControlledArm  # noqa: E402
 from ros_ik.control.controller import IkController  # noqa: E402
 from ros_ik.control.parameters import Settings  # noqa: E402
+from ros_ik.demo.segments import JOG_LEAD, jog_segments  # noqa: E402
 from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS,  # noqa: E402
                                             bundled_joint_limits_path, load_bundled_chain)
 from ros_ik.kinematics.manipulability import manipulability  # noqa: E402
 from ros_ik.kinematics.task_space import axes_text  # noqa: E402
-from ros_ik.tools.demo_plan import JOG_LEAD, jog_segments  # noqa: E402
 from ros_ik.trajectory.stream_check import stream_peaks  # noqa: E402
 
 SPEED = 0.1  # m/s

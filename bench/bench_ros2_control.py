@@ -17,7 +17,7 @@ What ros2_control's controllers execute of the node's commands: JTC, forward con
 
 The controller (bundled UR5 and Panda, their joint_limits.yaml, velocity_scale 0.5) runs in
 closed loop with an emulated controller on a simulated clock
-(:mod:`ros_ik.tools.ros2_control_loop`): the node's real messages, cycles 10 % irregular,
+(:mod:`ros_ik_testing.ros2_control_loop`): the node's real messages, cycles 10 % irregular,
 each message delivered 0 to ``jitter`` ms late. Per row, 8 random reachable targets 6 s
 apart. Columns: messages rejected by joint_trajectory_controller's validation (default
 parameters), the setpoint's peak velocity, acceleration and jerk over the limits (divided
@@ -35,7 +35,7 @@ import os
 import sys
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPOSITORY)
+sys.path[:0] = [REPOSITORY, os.path.join(REPOSITORY, 'test')]  # ros_ik, ros_ik_testing
 
 import numpy as np  # noqa: E402
 from ros_ik.control.arm import ControlledArm  # noqa: E402
@@ -44,8 +44,8 @@ from ros_ik.control.parameters import Settings  # noqa: E402
 from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_path,  # noqa
                                             load_bundled_chain)
 from ros_ik.kinematics.task_space import axes_text  # noqa: E402
-from ros_ik.tools.ros2_control_loop import (LoopFaults, run_random_targets,  # noqa: E402
-                                            setpoint_peaks, wall_speed)
+from ros_ik_testing.ros2_control_loop import (LoopFaults, run_random_targets,  # noqa: E402
+                                              setpoint_peaks, wall_speed)
 
 TIMER_JITTER = 0.1
 SECONDS_PER_TARGET = 6.0

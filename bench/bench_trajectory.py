@@ -30,12 +30,12 @@ import sys
 import time
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPOSITORY)
+sys.path[:0] = [REPOSITORY, os.path.join(REPOSITORY, 'test')]  # ros_ik, ros_ik_testing
 
 import numpy as np  # noqa: E402
-from ros_ik.tools.ruckig_reference import rest_to_rest_duration  # noqa: E402
 from ros_ik.trajectory.motion_limits import MotionLimits  # noqa: E402
 from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator  # noqa: E402
+from ros_ik_testing.ruckig_reference import rest_to_rest_duration  # noqa: E402
 
 
 def main() -> None:

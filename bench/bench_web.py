@@ -45,14 +45,16 @@ from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, bundled_urdf_path, load
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.node.messages import pose_message
 from ros_ik.node.polled_inputs import PolledInputs
-from ros_ik.tools.headless_browser import (CHROMIUM_FLAGS, chromium_path, free_port,
-                                           GIZMO_ARROW_COLOURS, nearest_pixel, page_image)
 from ros_ik.tools.node_processes import ProcessGroup, RosPeer
-from ros_ik.tools.web_page import arm_reach, GIZMO_SCALE, project_to_page
+from ros_ik.web.page import arm_reach, GIZMO_SCALE, project_to_page
 from sensor_msgs.msg import JointState
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [BENCH, os.path.join(os.path.dirname(BENCH), 'test')]  # bench_node, ros_ik_testing
 from bench_node import cpu_seconds  # noqa: E402, I100 (the benchmark folder's helper)
+from ros_ik_testing.headless_browser import (CHROMIUM_FLAGS, chromium_path,  # noqa: E402
+                                             free_port, GIZMO_ARROW_COLOURS, nearest_pixel,
+                                             page_image)
 
 UR5 = BUNDLED_ARMS['ur5']
 WIDTH, HEIGHT = 1000, 700

@@ -43,7 +43,8 @@ import numpy as np
 from rclpy.node import Node
 from ros_ik.control.cycle_types import Command
 from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, load_bundled_chain
-from ros_ik.node.ik_node import COMMAND_QOS, JOINT_STATE_QOS, TARGET_QOS
+from ros_ik.node.ik_node import COMMAND_QOS, JOINT_STATE_QOS
+from ros_ik.node.input_topics import TARGET_QOS
 from ros_ik.node.polled_inputs import PolledInputs
 from ros_ik.node.run import run_node, timer_callback
 from ros_ik.node.serialized_commands import command_serializer

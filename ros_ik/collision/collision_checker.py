@@ -41,7 +41,7 @@ A pair already closer than ``padding`` at the start (a bad start, a new object) 
 allowed to move apart: its clearance may not fall below its starting value at any sample.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -50,35 +50,9 @@ from ros_ik.collision.clearance_kernels import (body_poses_into, BOUND, clearanc
                                                 normal_rates_into, OPEN,
                                                 raise_to_measured_into, walk_pairs)
 from ros_ik.collision.collision_model import CollisionModel
+from ros_ik.collision.contact import Contact
 
 ESCAPE_TOLERANCE = 1e-6  # m a pair in collision may lose to round-off while moving apart
-
-
-@dataclass(frozen=True)
-class Contact:
-    """
-    The clearance (m) of one pair at one sample, with witness points (base frame).
-
-    ``normal`` (unit, base frame) points from the first element toward the second: the
-    direction in which the second must move for the clearance to grow.
-    """
-
-    distance: float
-    pair: int
-    owners: Tuple[str, str]
-    sample: int
-    p_a: np.ndarray
-    p_b: np.ndarray
-    normal: np.ndarray
-
-    def text(self) -> str:
-        """Return ``'a into b'``, for messages about a motion that would hit."""
-        return f'{self.owners[0]} into {self.owners[1]}'
-
-    def in_collision_text(self) -> str:
-        """Return the message for a pair already in collision (only moving apart is allowed)."""
-        return (f'in collision: {self.owners[0]} and {self.owners[1]} are '
-                f'{self.distance:.3g} m apart; only motions that move them apart are allowed')
 
 
 def _is_row_of(kept: Optional[Tuple[Contact, np.ndarray]], contact: Contact) -> bool:

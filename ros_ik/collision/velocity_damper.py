@@ -37,7 +37,8 @@ from typing import List, Optional, Sequence, Tuple
 
 import numba
 import numpy as np
-from ros_ik.collision.collision_checker import CollisionChecker, Contact
+from ros_ik.collision.collision_checker import CollisionChecker
+from ros_ik.collision.contact import Contact
 from ros_ik.kinematics.damped_least_squares import cholesky_into, cholesky_solve_in_place
 
 ACTIVE_SET_REGULARISATION = 1e-12

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 import numpy as np
-from ros_ik.collision.collision_checker import CollisionChecker, Contact
+from ros_ik.collision.collision_checker import CollisionChecker
+from ros_ik.collision.contact import Contact
 from ros_ik.collision.velocity_damper import constrained_velocity, damped_velocity, DamperRule
 from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.joint_limits import speed_scale

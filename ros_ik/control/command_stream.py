@@ -35,7 +35,7 @@ command to publish (:meth:`CommandStream.command`); keeps the recent commands fo
 lag (:class:`ros_ik.control.command_history.CommandHistory`).
 """
 
-from typing import Optional, Tuple
+from typing import Callable, Optional, Tuple
 
 import numpy as np
 
@@ -136,33 +136,43 @@ class CommandStream:
         self.history.add(self.last_time, step.state.position, settings.joint_state_timeout)
 
     def command(self, step: MotionStep, dt: float, now: float, generator: OnlineGenerator,
-                settings: Settings) -> Command:
+                settings: Settings, path=None) -> Command:
         """
         Return the command of the committed ``step`` (``dt`` s long) at cycle time ``now``.
 
         JointTrajectory: its horizon keeps the commands since ``now - KEEP_PERIODS`` periods,
-        adds the step's states between the commands and the hardest stop after it.
+        adds the step's states between the commands and the hardest stop after it; for a
+        path step (``path``: its :class:`StretchMotion`) both are the path's own, so the
+        horizon stays on the path.
         """
         state = step.state
-        horizon = (self._horizon.extend(
-            now - KEEP_PERIODS / settings.update_rate, self.last_time, state,
-            self._points_between(step, dt, generator),
-            generator.stop_samples(state, TAIL_SPACING))
-            if self._horizon is not None else None)
+        horizon = None
+        if self._horizon is not None:
+            if path is not None:
+                between = self._points_between(path.samples, dt)
+                stop = path.stop_samples(self.last_time, TAIL_SPACING)
+            else:
+                start = self.last_time - dt
+                between = self._points_between(
+                    None if step.plan is None else
+                    lambda times: generator.between(step.plan, times - start), dt)
+                stop = generator.stop_samples(state, TAIL_SPACING)
+            horizon = self._horizon.extend(now - KEEP_PERIODS / settings.update_rate,
+                                           self.last_time, state, between, stop)
         return Command(state.position, state.velocity, state.acceleration, dt, self.last_time,
                        horizon)
 
-    def _points_between(self, step: MotionStep, dt: float, generator: OnlineGenerator
-                        ) -> Points:
+    def _points_between(self, sample: Optional[Callable[[np.ndarray], Tuple]],
+                        dt: float) -> Points:
         """
-        Return states of ``step``'s motion strictly inside its ``dt`` s, absolute times.
+        Return states of the motion strictly inside the last ``dt`` s, absolute times.
 
-        At most ``POINT_SPACING`` apart; none for a state set directly (no plan).
+        At most ``POINT_SPACING`` apart; ``sample(times)`` gives positions, velocities and
+        accelerations at absolute times (None: a state set directly, no points).
         """
         count = int(np.ceil(dt / POINT_SPACING - 1e-9)) - 1
-        n = len(step.state.position)
-        if count <= 0 or step.plan is None:
+        n = len(self.state.position)
+        if count <= 0 or sample is None:
             return np.empty(0), np.empty((0, n)), np.empty((0, n)), np.empty((0, n))
-        offsets = dt * np.arange(1, count + 1) / (count + 1)
-        between: Tuple[np.ndarray, ...] = generator.between(step.plan, offsets)
-        return (self.last_time - dt + offsets,) + between
+        times = self.last_time - dt + dt * np.arange(1, count + 1) / (count + 1)
+        return (times,) + tuple(sample(times))

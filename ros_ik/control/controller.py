@@ -31,16 +31,17 @@ stage                 module
 inputs                :mod:`ros_ik.control.inputs`: joint-state cache, newest target/jog
 measures              :mod:`ros_ik.control.cycle_measures`: manipulability, status level
 stream clock          :mod:`ros_ik.control.command_stream`: lead, stalls, restarts, stamps
-goal selection        :mod:`ros_ik.control.goal_selection`: stale / lag / jog / target;
-                      :mod:`~ros_ik.control.servo_goals`, :mod:`~ros_ik.control.solve_goals`,
-                      :mod:`~ros_ik.control.jog_goals`
+goal selection        :mod:`ros_ik.control.goal_selection`: stale / lag / jog / path /
+                      target; :mod:`~ros_ik.control.servo_goals`,
+                      :mod:`~ros_ik.control.solve_goals`, :mod:`~ros_ik.control.jog_goals`,
+                      :mod:`~ros_ik.control.path_goals`
 motion step           :mod:`ros_ik.control.motion_step`: generator + collision guard
 command               :mod:`ros_ik.control.command_stream`: the command and its horizon
 report                :mod:`ros_ik.control.cycle_report`: errors, clearance, markers
 ====================  ====================================================================
 """
 
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -57,6 +58,8 @@ from ros_ik.control.inputs import ControllerInputs
 from ros_ik.control.motion_limit_sources import LimitDefaults, resolve_motion_limits
 from ros_ik.control.motion_step import MotionStepper
 from ros_ik.control.parameters import Settings
+from ros_ik.control.path_goals import PathOutcome
+from ros_ik.control.path_input import PathOptions
 from ros_ik.trajectory.motion_limits import MotionLimits
 
 
@@ -111,6 +114,10 @@ class IkController:
         values = measure_values(measures, settings.mode)
         age = self.joints.age(now)
         notices = self.inputs.resolve_pending(now, settings)
+        notices.extend(self.inputs.resolve_pending_path(now, settings))
+        if self.inputs.refused_path is not None:  # its outcome, for the action waiting
+            self.goals.path.refuse(*self.inputs.refused_path, 'tf')
+            self.inputs.refused_path = None
         if self.stream.state is None:
             if age > settings.joint_state_timeout or not self.inputs.has_input():
                 self.status = idle_status(age, age > settings.joint_state_timeout, values)
@@ -119,6 +126,7 @@ class IkController:
         if self.stream.has_stalled(now, settings):
             notices.append(self.stream.resume_after_stall(now, settings))
             self._left_checked_motion(check_start=False)
+            self.goals.path.resume(self.stream.last_time, self.stream.state)
         dt = self.stream.advance_clock(now, settings)
         notices.extend(self.stepper.start_notices(self.stream.state))
         choice = self.goals.choose(q_measured, age, now, dt, settings, notices, values)
@@ -128,7 +136,7 @@ class IkController:
         self.status = cycle_status(choice, self.stepper.collision_stop, measures, settings,
                                    values)
         command = self.stream.command(step, dt, now, self.stepper.generator(settings),
-                                      settings)
+                                      settings, choice.goal.path)
         return CycleResult(command, published, tuple(notices))
 
     def _waiting_for_joint_states(self) -> CycleResult:
@@ -141,6 +149,8 @@ class IkController:
         """(Re)start the command stream at rest at the measured joints at ``time`` (s)."""
         self.stream.start(q_measured, time)
         self._left_checked_motion(check_start=True)
+        self.goals.path.abort('the arm is not where the commands left it (restarted at the '
+                              'measured joints): the path is abandoned', 'restart')
 
     def _left_checked_motion(self, check_start: bool) -> None:
         """Forget what followed the commanded motion: it jumped (a restart or a stall)."""
@@ -170,15 +180,43 @@ class IkController:
         """Take joint velocities (rad/s or m/s) by name; the jog takes over from a target."""
         return self.inputs.set_joint_jog(names, velocities, receive_time)
 
+    def set_path(self, frame_ids: Sequence[str], positions: np.ndarray,
+                 quaternions: np.ndarray, stamps: Sequence[float],
+                 options: PathOptions = PathOptions(),
+                 receive_time: float = 0.0) -> Tuple[bool, List[Notice]]:
+        """Validate and keep a Cartesian path (:meth:`ControllerInputs.set_path`)."""
+        return self.inputs.set_path(frame_ids, positions, quaternions, stamps, options,
+                                    self.settings, receive_time)
+
+    def cancel_path(self, request: object) -> bool:
+        """
+        Cancel the path answering ``request``; return whether it brakes (its end comes later).
+
+        A running path brakes along itself; one still waiting for TF is dropped (False).
+        """
+        if self.goals.path.cancel(request):
+            return True
+        self.inputs.drop_pending_path(request)
+        return False
+
+    def path_outcome(self) -> Optional[PathOutcome]:
+        """Return what the running or last path achieved (None: no path yet)."""
+        return self.goals.path.outcome
+
+    def take_ended_paths(self) -> List[PathOutcome]:
+        """Return the final outcomes of the paths that ended since the last call."""
+        return self.goals.path.take_ended()
+
     def set_collision_guard(self, collision: Optional[CollisionGuard]) -> None:
         """
         Check against a new model from the next cycle on (a new scene, new allowed pairs).
 
         A solve-mode motion is checked again in the new model (and the target solved anew
-        where it is blocked); the commanded state is checked for a collision it may now be
-        in.
+        where it is blocked); a path brakes along itself and plans the rest with the new
+        checks; the commanded state is checked for a collision it may now be in.
         """
         self.stepper.set_guard(collision)
+        self.goals.path.set_task_checker()
 
     def is_at_rest(self) -> bool:
         """
@@ -198,4 +236,5 @@ class IkController:
     def marker_state(self) -> Optional[MarkerState]:
         """Return what to draw at the measured joints (None: no joint states yet)."""
         return self.reports.marker_state(self.joints.positions(), self.inputs.target,
-                                         self.collision, self.settings)
+                                         self.collision, self.settings,
+                                         self.goals.path.path_points())

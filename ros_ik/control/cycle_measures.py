@@ -28,7 +28,7 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
-from ros_ik.collision.collision_checker import Contact
+from ros_ik.collision.contact import Contact
 from ros_ik.control.arm import ControlledArm
 from ros_ik.control.cycle_types import CycleStatus, GoalChoice
 from ros_ik.control.last_result import LastResult

@@ -27,7 +27,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from ros_ik.collision.collision_checker import Contact
+from ros_ik.collision.contact import Contact
 from ros_ik.control.arm import ControlledArm
 from ros_ik.control.collision_guard import CollisionGuard
 from ros_ik.control.cycle_types import CycleStatus, MarkerState
@@ -96,12 +96,13 @@ class CycleReport:
         return contact
 
     def marker_state(self, q_measured: Optional[np.ndarray], target: Optional[Target],
-                     guard: Optional[CollisionGuard], settings: Settings
-                     ) -> Optional[MarkerState]:
+                     guard: Optional[CollisionGuard], settings: Settings,
+                     path_points: Optional[np.ndarray] = None) -> Optional[MarkerState]:
         """
         Return the target and the velocity ellipsoid at the measured tip (None: no joints).
 
-        The closest pair is the one the last report measured (markers stay cheap).
+        The closest pair is the one the last report measured (markers stay cheap);
+        ``path_points`` (k, 3): the Cartesian path to draw (None: none).
         """
         if q_measured is None:
             return None
@@ -114,4 +115,5 @@ class CycleReport:
             T_base_target=target.T_base_target if target is not None else None,
             position_only=target is not None and target.position_only,
             T_base_tip=T_base_tip, semi_axes=semi_axes, R_base_ellipsoid=R_base_ellipsoid,
-            near_singularity=sigma_min < settings.singularity_warning, closest=closest)
+            near_singularity=sigma_min < settings.singularity_warning, closest=closest,
+            path_points=path_points)

@@ -24,8 +24,9 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
-from ros_ik.collision.collision_checker import Contact
+from ros_ik.collision.contact import Contact
 from ros_ik.control.trajectory_horizon import Horizon
+from ros_ik.trajectory.online_generator import MotionState
 
 
 @dataclass(frozen=True)
@@ -39,11 +40,19 @@ class Notice:
 
 @dataclass(frozen=True)
 class Goal:
-    """Where this cycle moves: joint positions (None: brake to rest) and the speed fraction."""
+    """
+    Where this cycle moves: joint positions (None: brake to rest) and the speed fraction.
+
+    A path step gives the commanded state itself (``path_state``, on a checked path) and
+    the motion it samples (``path``: a :class:`ros_ik.control.path_motion.StretchMotion`,
+    for the states between commands and the stop along the path after them).
+    """
 
     q: Optional[np.ndarray]
     speed_fraction: float = 1.0
     velocity_caps: Optional[np.ndarray] = None
+    path: Optional[object] = None
+    path_state: Optional[MotionState] = None
 
 
 HOLD = Goal(None)  # brake to rest and hold there
@@ -107,7 +116,11 @@ class CycleResult:
 
 @dataclass(frozen=True)
 class MarkerState:
-    """What to draw: the target (if any), the tip, its velocity ellipsoid, the closest pair."""
+    """
+    What to draw: the target (if any), the tip, its velocity ellipsoid, the closest pair.
+
+    ``path_points`` (k, 3): tool positions along the running or last Cartesian path.
+    """
 
     T_base_target: Optional[np.ndarray]
     position_only: bool
@@ -116,3 +129,4 @@ class MarkerState:
     R_base_ellipsoid: np.ndarray
     near_singularity: bool
     closest: Optional[Contact] = None
+    path_points: Optional[np.ndarray] = None

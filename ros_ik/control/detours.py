@@ -31,7 +31,7 @@ import time
 from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
-from ros_ik.collision.collision_checker import Contact
+from ros_ik.collision.contact import Contact
 
 # A via closer than this (rad or m, every joint) to the start or the goal is no detour.
 SAME_CONFIGURATION = 1e-3

@@ -20,11 +20,16 @@ In order, at the measured joints and the commanded state:
 1. joint states older than ``joint_state_timeout``: brake to rest and hold (ERROR);
 2. the arm lags the commands (:mod:`ros_ik.control.arm_lag`): brake and wait for it
    (WARN); an arm stopped away from them restarts the stream at the measured joints;
-3. a jog (:mod:`ros_ik.control.jog_goals`) or a target, expressed in the base frame once
-   (:meth:`ControllerInputs.target_in_base`; in servo mode a TF frame's latest transform
-   every cycle: a target whose frame is lost brakes to rest), in ``mode`` ``servo``
-   (:mod:`ros_ik.control.servo_goals`) or ``solve`` (:mod:`ros_ik.control.solve_goals`);
+3. a jog (:mod:`ros_ik.control.jog_goals`), a Cartesian path
+   (:mod:`ros_ik.control.path_goals`: whatever ``mode``; in the base frame once) or a
+   target, expressed in the base frame once (:meth:`ControllerInputs.target_in_base`; in
+   servo mode a TF frame's latest transform every cycle: a target whose frame is lost
+   brakes to rest), in ``mode`` ``servo`` (:mod:`ros_ik.control.servo_goals`) or ``solve``
+   (:mod:`ros_ik.control.solve_goals`);
 4. no input: hold (OK).
+
+A running path brakes along itself where the others brake to rest (1 and 2) and goes on
+from there; a jog or target that replaces it takes the motion over at once.
 """
 
 from typing import Callable, Dict, List
@@ -40,6 +45,7 @@ from ros_ik.control.inputs import ControllerInputs
 from ros_ik.control.jog_goals import JogGoals
 from ros_ik.control.motion_step import MotionStepper
 from ros_ik.control.parameters import Settings
+from ros_ik.control.path_goals import PathGoals
 from ros_ik.control.servo_goals import ServoGoals
 from ros_ik.control.solve_goals import SolveGoals
 from ros_ik.kinematics.transform_buffer import FrameError
@@ -65,6 +71,7 @@ class GoalSelection:
         self.servo = ServoGoals(arm, stepper, options)
         self.solve = SolveGoals(arm, stepper)
         self.jog = JogGoals(arm, limits, stepper, options)
+        self.path = PathGoals(arm, limits, stepper, self.solve)
 
     def choose(self, q_measured: np.ndarray, age: float, now: float, dt: float,
                settings: Settings, notices: List[Notice],
@@ -75,11 +82,12 @@ class GoalSelection:
         ``dt``: the step to the command (s). Adds the lag, the input and the mode's values
         to ``values``.
         """
+        inputs, state, time = self.inputs, self.stream.state, self.stream.last_time
         if age > settings.joint_state_timeout:
             message = (f'joint states are stale ({age:.2f} s old, timeout '
                        f'{settings.joint_state_timeout} s); braking to rest and holding')
             notices.append(Notice('warn', 'joint_states:stale', message))
-            return GoalChoice('ERROR', message, HOLD)
+            return self._hold('ERROR', message, 'stale joint states', settings, notices, values)
         lag = values['lag'] = self.stream.history.lag(q_measured)
         verdict = self.lag.verdict(q_measured, lag, self.stream, settings)
         if verdict == STOPPED_AWAY:
@@ -91,10 +99,15 @@ class GoalSelection:
             message = (f'the arm lags the commands by {lag:.3g} (max_tracking_error '
                        f'{settings.max_tracking_error}); braking and waiting for it')
             notices.append(Notice('warn', 'command:lag', message))
-            return GoalChoice('WARN', message, HOLD)
-        inputs, state = self.inputs, self.stream.state
+            return self._hold('WARN', message, 'the arm lags', settings, notices, values)
+        if inputs.path is None and self.path.is_running():
+            self.path.drop('a jog' if inputs.jog is not None else 'a target')
         if inputs.jog is not None:
             return self.jog.choose(inputs, state.position, now, dt, settings, notices, values)
+        if inputs.path is not None:
+            if self.path.input is not inputs.path:
+                self.path.take(inputs.path_in_base(state.position), state, time, settings)
+            return self.path.choose(state, time, settings, notices, values)
         values['input'] = 'target' if inputs.target is not None else 'none'
         if inputs.target is None:
             return GoalChoice('OK', 'no target', HOLD)
@@ -114,3 +127,13 @@ class GoalSelection:
             choice = self.solve.choose(target, mask, state, settings, notices, values)
         return GoalChoice(choice.level, choice.message, choice.goal,
                           (q_measured, target.T_base_target, np.array(mask)))
+
+    def _hold(self, level: str, message: str, why: str, settings: Settings,
+              notices: List[Notice], values: Dict[str, object]) -> GoalChoice:
+        """Brake to rest and hold: along a running path, else by the generator."""
+        if not self.path.is_running():
+            return GoalChoice(level, message, HOLD)
+        self.path.brake(why)
+        choice = self.path.choose(self.stream.state, self.stream.last_time, settings, notices,
+                                  values, hold=True)
+        return GoalChoice(level, message, choice.goal)

@@ -33,7 +33,7 @@ jog twist in a TF frame takes the frame's latest orientation every cycle.
 """
 
 from dataclasses import dataclass, replace
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -44,6 +44,8 @@ from ros_ik.control.goal_modes import planar_goal_target, point_target
 from ros_ik.control.jogging import JogCommand, JogPath, joint_velocity_command
 from ros_ik.control.joint_state_cache import JointStateCache
 from ros_ik.control.parameters import Settings
+from ros_ik.control.path_input import (base_waypoints, check_waypoints, PathInput,
+                                       PathOptions)
 from ros_ik.control.targets import (check_pose, has_subnormal, INT_BITS_HINT, is_known_frame,
                                     known_frames)
 from ros_ik.kinematics.transform_buffer import frame_name, FrameError, UNKNOWN_FRAME
@@ -90,11 +92,14 @@ class ControllerInputs:
         self.pending: Optional[PendingTarget] = None
         self.jog: Optional[JogCommand] = None
         self.jog_path = JogPath()
+        self.path: Optional[PathInput] = None
+        self.pending_path: Optional[Tuple[PathInput, float]] = None  # (path, deadline s)
+        self.refused_path: Optional[Tuple[PathInput, str]] = None  # TF failed: why
         self._target_sequence = 0
 
     def has_input(self) -> bool:
-        """Return whether a target or a jog is there to drive the arm (not a pending one)."""
-        return self.target is not None or self.jog is not None
+        """Return whether a target, path or jog is there to drive the arm (not pending)."""
+        return self.target is not None or self.jog is not None or self.path is not None
 
     def update_joint_state(self, names: Sequence[str], positions: Sequence[float],
                            receive_time: float) -> List[Notice]:
@@ -179,7 +184,7 @@ class ControllerInputs:
         self._target_sequence += 1
         target.sequence = self._target_sequence
         self.target = target
-        self.pending = self.jog = None
+        self.pending = self.jog = self.path = self.pending_path = None
         self.jog_path.reset()
 
     def set_twist(self, frame_id: str, linear: Sequence[float], angular: Sequence[float],
@@ -206,7 +211,7 @@ class ControllerInputs:
         if self.jog is None or self.jog.kind != 'twist':
             self.jog_path.reset()
         self.jog = JogCommand('twist', frame, values, receive_time)
-        self.target = self.pending = None
+        self.target = self.pending = self.path = self.pending_path = None
         return []
 
     def set_joint_jog(self, names: Sequence[str], velocities: Sequence[float],
@@ -216,8 +221,77 @@ class ControllerInputs:
         if qdot is None:
             return [Notice('warn', 'jog:joints', problem)]
         self.jog = JogCommand('joint', '', qdot, receive_time)
-        self.target = self.pending = None
+        self.target = self.pending = self.path = self.pending_path = None
         return []
+
+    def set_path(self, frame_ids: Sequence[str], positions: np.ndarray,
+                 quaternions: np.ndarray, stamps: Sequence[float], options: PathOptions,
+                 settings: Settings, receive_time: float = 0.0) -> Tuple[bool, List[Notice]]:
+        """
+        Validate and keep a Cartesian path; return whether it is taken, and notices.
+
+        Each waypoint in its frame (empty: ``planning_frame``); a path with waypoints in TF
+        frames is pending until every one is transformed (at its stamp) or refused after
+        ``transform_timeout``. A taken path replaces any target, jog or path.
+        """
+        check = check_waypoints(positions, quaternions)
+        if check.error:
+            return False, [Notice('warn', 'path:' + check.problem, check.error)]
+        notices = [Notice('warn', 'path:normalised', check.warning)] if check.warning else []
+        planning = frame_name(settings.planning_frame)
+        frames = tuple(frame_name(frame) or planning for frame in frame_ids)
+        in_tf = sorted({frame for frame in frames if not is_known_frame(self.arm.chain, frame)})
+        if in_tf and self.frames is None:
+            return False, [Notice('warn', 'path:frame', f'path ignored: unknown frame '
+                                  f'"{in_tf[0]}"; use one of {known_frames(self.arm.chain)}')]
+        self._target_sequence += 1
+        path = PathInput(frames, check.poses, tuple(float(stamp) for stamp in stamps), options,
+                         self._target_sequence)
+        if in_tf:
+            self.pending_path = (path, receive_time + settings.transform_timeout)
+        else:
+            self._drive_path(path)
+        return True, notices
+
+    def resolve_pending_path(self, now: float, settings: Settings) -> List[Notice]:
+        """Drive the pending path once every TF frame is known; refuse it at its deadline."""
+        if self.pending_path is None:
+            return []
+        path, deadline = self.pending_path
+        try:
+            for frame, stamp in sorted(set(zip(path.frames, path.stamps))):
+                if not is_known_frame(self.arm.chain, frame) and (frame, stamp) not in (
+                        path.tf_poses):
+                    path.tf_poses[(frame, stamp)] = self.frames.base_from(frame, stamp)[0]
+        except FrameError as error:
+            if now < deadline:
+                return []
+            self.pending_path = None
+            message = (f'path ignored: no transform to "{self.arm.chain.base_link}" within '
+                       f'transform_timeout ({settings.transform_timeout:g} s): {error}')
+            self.refused_path = (path, message)
+            return [Notice('warn', 'path:tf_' + error.kind, message)]
+        self._drive_path(path)
+        return []
+
+    def drop_pending_path(self, request: object) -> None:
+        """Forget the path waiting for TF if it answers ``request``."""
+        if self.pending_path is not None and self.pending_path[0].options.request is request:
+            self.pending_path = None
+
+    def _drive_path(self, path: PathInput) -> None:
+        """Make ``path`` the input that drives the arm."""
+        self.path = path
+        self.pending_path = self.target = self.pending = self.jog = None
+        self.jog_path.reset()
+
+    def path_in_base(self, q: np.ndarray) -> PathInput:
+        """Return the path with ``T_base_waypoints`` set (chain frames by FK at ``q``, once)."""
+        path = self.path
+        if path.T_base_waypoints is None:
+            path.T_base_waypoints = base_waypoints(
+                path, lambda frame: self.arm.kinematics.frame_pose(q, frame), path.tf_poses)
+        return path
 
     def base_from(self, frame: str, q: np.ndarray, stamp: float = 0.0) -> np.ndarray:
         """

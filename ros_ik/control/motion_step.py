@@ -15,6 +15,9 @@
 """
 The motion step: the generator moves the commanded state toward the goal, guarded.
 
+A path step (``Goal.path_state``) is taken as it is: its path was proven collision-free when
+it was planned (:mod:`ros_ik.paths.path_clearance`) and its stop is along that path.
+
 Each cycle the online trajectory generator (:mod:`ros_ik.trajectory.online_generator`)
 advances the commanded state (position, velocity, acceleration, chain order) ``dt`` s
 toward the goal under the velocity (times ``velocity_scale``), acceleration and jerk
@@ -35,7 +38,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from ros_ik.collision.collision_checker import Contact
+from ros_ik.collision.contact import Contact
 from ros_ik.control.collision_guard import CollisionGuard
 from ros_ik.control.cycle_types import Goal, Notice
 from ros_ik.control.parameters import Settings
@@ -113,6 +116,13 @@ class MotionStepper:
         generator = self.generator(settings)
         step = None
         self.collision_stop = None
+        if goal.path_state is not None:
+            self.checked_goal = None
+            if goal.path_state.is_finite():
+                return MotionStep(goal.path_state, 0.0)
+            notices.append(Notice('warn', 'command:non_finite', 'the path state is not '
+                                  'finite (numeric overflow); braking to rest'))
+            return generator.brake_step(state, dt)
         if goal.q is not None and all_finite(goal.q):
             step = generator.step(state, goal.q, dt, goal.speed_fraction, goal.velocity_caps)
             if (step.state.is_finite() and goal.q is not self.checked_goal

@@ -38,6 +38,7 @@ from ros_ik.kinematics.damped_least_squares import COMMAND_DAMPING
 from ros_ik.kinematics.task_space import invalid_axes, TASK_AXES
 
 MODES = ('solve', 'servo')
+PATH_APPROACHES = ('move', 'refuse')
 COLLISION_CHECKING = ('enabled', 'disabled')  # not on/off: YAML reads those as booleans
 TYPE_NAMES = {float: 'double', str: 'string'}
 
@@ -166,10 +167,10 @@ class Settings:
                                        'may use', value_range=(0.01, 1.0))
     gain: float = _parameter(5.0, 'servo proportional gain on the pose error [1/s]',
                              value_range=(0.1, 100.0))
-    max_linear_speed: float = _parameter(0.5, 'servo cap of the tip speed [m/s]',
-                                         value_range=(0.001, 10.0))
-    max_angular_speed: float = _parameter(1.5, 'servo cap of the tip angular speed [rad/s]',
-                                          value_range=(0.001, 20.0))
+    max_linear_speed: float = _parameter(0.5, 'servo and Cartesian path cap of the tip '
+                                         'speed [m/s]', value_range=(0.001, 10.0))
+    max_angular_speed: float = _parameter(1.5, 'servo and Cartesian path cap of the tip '
+                                          'angular speed [rad/s]', value_range=(0.001, 20.0))
     singular_value_threshold: float = _parameter(
         COMMAND_DAMPING.singular_value_threshold, 'damping starts when the smallest '
         'singular value of J falls below this [m/rad]', value_range=(1e-6, 1.0))
@@ -201,6 +202,21 @@ class Settings:
                                     'comes to rest [s]', value_range=(0.01, 10.0))
     solve_time_budget: float = _parameter(0.005, 'solve mode: IK time budget [s]',
                                           value_range=(1e-4, 1.0))
+    path_blend_radius: float = _parameter(
+        0.0, 'Cartesian paths: corners at inner waypoints are rounded from this far before to '
+        'this far after them along the path (at most half of each segment); 0: the tool comes '
+        'to rest at each corner [m of path]', value_range=(0.0, 1.0))
+    path_position_tolerance: float = _parameter(
+        1e-3, 'Cartesian paths: every commanded tool position is within this of the path; '
+        'a path whose first waypoint is farther from the tool is approached first [m]',
+        value_range=(1e-5, 0.1))
+    path_orientation_tolerance: float = _parameter(
+        1e-2, 'Cartesian paths: every commanded tool orientation is within this of the path '
+        '[rad]', value_range=(1e-4, 0.5))
+    path_approach: str = _parameter(
+        'move', 'Cartesian paths starting away from the tool: move reaches the first waypoint '
+        'by a collision-checked joint motion (as solve mode) and says so, refuse refuses the '
+        'path', choices=PATH_APPROACHES)
     max_tracking_error: float = _parameter(
         0.1, 'the arm lags when its joints are farther than this from every command of '
         'the last joint_state_timeout: commands then brake to rest and wait [rad or m]',

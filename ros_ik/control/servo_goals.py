@@ -36,7 +36,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ros_ik.collision.collision_checker import Contact
+from ros_ik.collision.contact import Contact
 from ros_ik.control.arm import ControlledArm
 from ros_ik.control.cycle_types import Goal, GoalChoice, HOLD, Notice
 from ros_ik.control.differential_options import DifferentialOptions

@@ -36,7 +36,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ros_ik.collision.collision_checker import Contact
+from ros_ik.collision.contact import Contact
 from ros_ik.control.arm import ControlledArm
 from ros_ik.control.cycle_types import Goal, GoalChoice, HOLD, Notice
 from ros_ik.control.detours import DetourSearch
@@ -134,6 +134,16 @@ class SolveGoals:
         else:
             message = f'IK failed ({self._reason}); braking, retrying next cycle'
         return GoalChoice('ERROR', message, HOLD)
+
+    def reached(self, state: MotionState) -> bool:
+        """Return whether the commanded motion rests at the current target's solution."""
+        return self._final_goal is None and self._at_rest_at(state, self._goal_q)
+
+    def gave_up(self) -> bool:
+        """Return whether the current target is given up: no goal, no retry, no detour left."""
+        detours_left = bool(self._blocked_goals) and (self._detour is None
+                                                      or not self._detour.exhausted)
+        return self._goal_q is None and self._attempts >= SOLVE_ATTEMPTS and not detours_left
 
     @staticmethod
     def _at_rest_at(state: MotionState, q: Optional[np.ndarray]) -> bool:

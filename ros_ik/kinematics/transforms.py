@@ -76,6 +76,15 @@ def quaternion_to_matrix(q_xyzw: Sequence[float]) -> np.ndarray:
     return np.array(_rotation_rows(*q_xyzw))
 
 
+def quaternions_to_matrices(q_xyzw: np.ndarray) -> np.ndarray:
+    """Convert unit quaternions (k, 4) ``(x, y, z, w)`` to rotation matrices (k, 3, 3)."""
+    x, y, z, w = np.asarray(q_xyzw, dtype=float).reshape(-1, 4).T
+    return np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
+                     2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+                     2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+                    axis=-1).reshape(-1, 3, 3)
+
+
 def pose_matrix(position: Sequence[float], q_xyzw: Sequence[float]) -> np.ndarray:
     """
     Return the 4x4 transform of position ``(x, y, z)`` and unit quaternion ``(x, y, z, w)``.

@@ -15,113 +15,71 @@
 """
 The ros_ik node: the ROS API of :class:`ros_ik.control.controller.IkController`.
 
-Joint states, targets and jogs are not handled message by message. joint_states is polled
-by the control cycle (:mod:`ros_ik.node.polled_inputs`), which takes what arrived,
-serialized, keeps the newest message per joint set and reads names and positions straight
-from its bytes (:mod:`ros_ik.node.serialized_inputs`), so a 1 kHz driver costs no Python
-per message. Targets and jogs are kept serialized as they arrive, the newest of all their
-topics; the cycle deserializes that one only, so a flood of targets costs a store each and
-an idle topic nothing. One timer at ``update_rate`` does that, runs the controller's cycle
-and publishes the command it returns, serialized by :mod:`ros_ik.node.serialized_commands`;
-two more timers publish ``/diagnostics`` and ``~/markers``. Parameters come from the table
-in :mod:`ros_ik.control.parameters`, validated at start-up and on every set. See the README for
-topics, parameters and their QoS.
+The wiring only: parameters (:mod:`ros_ik.node.parameter_declarations`, from the table in
+:mod:`ros_ik.control.parameters`, validated at start-up and on every set), the robot model,
+the timers and the control cycle. joint_states is polled by the cycle
+(:mod:`ros_ik.node.polled_inputs`), which takes what arrived, serialized, and keeps the
+newest message per joint set (:mod:`ros_ik.node.serialized_inputs`); targets and jogs come
+through :mod:`ros_ik.node.input_topics`, TF through :mod:`ros_ik.node.tf_frames`, the
+collision model through :mod:`ros_ik.node.collision_wiring`, the robot model through
+:mod:`ros_ik.node.robot_model`, Cartesian paths also through the ``~/follow_path`` action
+(:mod:`ros_ik.node.path_action`). One timer at ``update_rate``
+runs the controller's cycle and publishes the command it returns, serialized by
+:mod:`ros_ik.node.serialized_commands`; two more publish ``/diagnostics`` and ``~/markers``
+(:mod:`ros_ik.node.status_topics`). See docs/node.md for topics, parameters and QoS.
 """
 
-from dataclasses import dataclass
-from functools import partial
 import sys
-from typing import Any, Callable, Dict, List, Optional, Sequence, Type
+from typing import Any, Dict, List, Optional
 
-from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import PointStamped, PoseStamped, Twist, TwistStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from rclpy.serialization import deserialize_message
+from rclpy.qos import QoSProfile, ReliabilityPolicy
 from ros_ik.collision.allowed_pairs import SrdfError
-from ros_ik.collision.collision_checker import CollisionChecker
-from ros_ik.collision.collision_model import CollisionModel
-from ros_ik.collision.collision_setup import build_collision_model, with_scene
 from ros_ik.collision.kernel_warm_up import warm_up_collision_kernels
-from ros_ik.collision.scene import load_scene_file, parse_scene, SceneError, SceneObject
+from ros_ik.collision.scene import SceneError
 from ros_ik.collision.shapes import GeometryError
-from ros_ik.control.arm import ControlledArm
 from ros_ik.control.collision_guard import CollisionGuard
 from ros_ik.control.command_topics import private_command_topic
 from ros_ik.control.controller import IkController
-from ros_ik.control.cycle_types import Command, Notice
-from ros_ik.control.motion_limit_sources import (JointLimitsError, LimitDefaults,
-                                                 resolve_motion_limits)
+from ros_ik.control.cycle_types import Notice
+from ros_ik.control.motion_limit_sources import JointLimitsError
 from ros_ik.control.parameters import PARAMETER_TABLE, ParameterError
-from ros_ik.control.scene_placement import needs_placement, placed_scene
 from ros_ik.kinematics.kernel_warm_up import warm_up_kernels
 from ros_ik.kinematics.transform_buffer import FrameError
 from ros_ik.kinematics.urdf_errors import UrdfError
-from ros_ik.kinematics.urdf_loader import read_robot_description
-from ros_ik.node.mesh_packages import package_directories
-from ros_ik.node.messages import (COMMAND_MESSAGES, diagnostics, format_value,
-                                  ik_markers, scene_markers, vector)
+from ros_ik.node.collision_wiring import CollisionWiring, ConfigurationError, LATCHED_QOS
+from ros_ik.node.input_topics import InputTopics
+from ros_ik.node.messages import COMMAND_MESSAGES
 from ros_ik.node.node_clock import NO_TIME, NodeClock
 from ros_ik.node.parameter_declarations import (as_declared_types,
                                                 declare_joint_limit_overrides, declare_settings)
+from ros_ik.node.path_action import PathAction
 from ros_ik.node.polled_inputs import PolledInputs
+from ros_ik.node.robot_model import build_controller, robot_description_of
 from ros_ik.node.run import run_node, timer_callback
 from ros_ik.node.serialized_commands import command_serializer, CommandSerializer
-from ros_ik.node.serialized_inputs import (NewestInput, NewestJointStates,
-                                           point_target_fields, pose_target_fields,
-                                           TargetFields)
+from ros_ik.node.serialized_inputs import NewestJointStates
+from ros_ik.node.status_topics import StatusTopics
 from ros_ik.node.tf_frames import frame_source
 from ros_ik.node.throttled_log import KeyedThrottle
+from ros_ik.paths.kernel_warm_up import warm_up_path_kernels
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64, String
-from visualization_msgs.msg import MarkerArray
-
-try:  # MoveIt Servo's joint jog message, where control_msgs is installed
-    from control_msgs.msg import JointJog
-except ImportError:
-    JointJog = None
+from std_msgs.msg import String
 
 WARNING_PERIOD = 2.0  # s between two log lines of the same kind of problem
 INFO_PERIOD = 10.0
 # A kernel warm-up longer than this was a compilation (a cache load takes ~0.3 s): say so.
 COMPILE_NOTICE_SECONDS = 2.0
-# Commands keep the latest target and joints: a flood of inputs never builds a backlog.
-TARGET_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
+# Commands are reliable (forward_command_controller and JTC subscribe reliable).
 COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-# Jog streams: only the newest command matters and a lost one is replaced 10 ms later;
-# best effort accepts reliable and best-effort publishers alike.
-JOG_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 # joint_states (sensor data: best effort, volatile), read once per cycle: the history holds
 # what arrives between two cycles, so a slower joint set published beside a 1 kHz driver is
 # still there at update_rate 10 Hz (100 messages).
 JOINT_STATE_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT)
-LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
-
-
-# What the cycle runs on the newest target or jog: (message, receive time [s]) -> notices.
-InputHandler = Callable[[Any, float], List[Notice]]
-
-
-class ConfigurationError(ValueError):
-    """A start-up input the node cannot run with (unreadable URDF file)."""
-
-
-@dataclass(frozen=True)
-class UnplacedScene:
-    """
-    A collision scene with objects in TF frames, waiting for their transforms.
-
-    ``deadline`` (s since the node started): then it is rejected and the scene before
-    stays; None (the start-up scene): it waits, and no target or jog is handed over until
-    it is placed (the arm must not move without its scene).
-    """
-
-    objects: Sequence[SceneObject]
-    source: str
-    deadline: Optional[float]
+STARTUP_ERRORS = (UrdfError, ConfigurationError, ParameterError, JointLimitsError,
+                  GeometryError, SrdfError, SceneError)
 
 
 class IkNode(Node):
@@ -140,7 +98,7 @@ class IkNode(Node):
         if unknown:
             self.get_logger().warning(f'ignoring unknown parameters: {", ".join(unknown)}')
         self._joint_limit_overrides = declare_joint_limit_overrides(self, overrides)
-        compile_seconds = warm_up_kernels() + (
+        compile_seconds = warm_up_kernels() + warm_up_path_kernels() + (
             warm_up_collision_kernels()
             if self._settings.collision_checking == 'enabled' else 0.0)
         if compile_seconds > COMPILE_NOTICE_SECONDS:
@@ -148,66 +106,41 @@ class IkNode(Node):
                                    'first start only; later starts load its cache)')
         self._controller: Optional[IkController] = None
         self._serialize_command: Optional[CommandSerializer] = None  # with the controller
-        self._collision_model: Optional[CollisionModel] = None
-        self._next_model: Optional[CollisionModel] = None  # validated, applied after the set
-        self._urdf_text = ''
-        self._unplaced_scene: Optional[UnplacedScene] = None
         # Joint states, polled by the control cycle (they wait in their DDS history until
-        # the controller exists) and kept newest per joint set; the newest target or jog.
+        # the controller exists) and kept newest per joint set.
         self._polled = PolledInputs(self)
         self._joint_states = NewestJointStates(JointState)
         self._joint_state_topic = self._polled.subscribe(JointState, 'joint_states',
                                                          JOINT_STATE_QOS)
-        self._newest_input = NewestInput(self._now, self._on_input_arrival)
         self._early_cycle_allowed = True  # until the timer's next cycle after an early one
         self._warn = KeyedThrottle(self._log_warning, WARNING_PERIOD)
         self._info = KeyedThrottle(self._log_info, INFO_PERIOD)
         self._frames = frame_source(self, self._polled, self._settings.base_link,
                                     self._ros_seconds, lambda: self._settings.max_transform_age,
                                     self._warn)
+        self._collision = CollisionWiring(self, self._frames, self._warn, self._now)
         command_type = self._settings.command_type
         self._command_publisher = self.create_publisher(
             COMMAND_MESSAGES[command_type], private_command_topic(command_type), COMMAND_QOS)
-        self._manipulability_publisher = self.create_publisher(Float64, '~/manipulability',
-                                                               COMMAND_QOS)
-        self._diagnostics_publisher = self.create_publisher(DiagnosticArray, '/diagnostics',
-                                                            COMMAND_QOS)
-        self._marker_publisher = self.create_publisher(MarkerArray, '~/markers', COMMAND_QOS)
+        self._status = StatusTopics(self)
+        self._inputs = InputTopics(self, self._now, self._on_input_arrival)
+        self._path_action = PathAction(self, lambda: self._controller, self._now, self._log)
         self._load_robot_model()
-        self._subscribe_input(PoseStamped, '~/target_pose', self._take_target_pose, TARGET_QOS,
-                              pose_target_fields)
-        self._subscribe_input(PointStamped, '~/target_point', self._take_target_point,
-                              TARGET_QOS, point_target_fields)
-        self._subscribe_input(PoseStamped, '~/planar_goal', self._take_planar_goal, TARGET_QOS,
-                              pose_target_fields)
-        self._subscribe_input(TwistStamped, '~/delta_twist_cmds', self._take_twist, JOG_QOS)
-        self._subscribe_input(Twist, '~/delta_twist_cmds_unstamped', self._take_unstamped_twist,
-                              JOG_QOS)
-        self._subscribe_input(JointState, '~/delta_joint_cmds', self._take_joint_jog, JOG_QOS)
-        if JointJog is not None:
-            self._subscribe_input(JointJog, '~/delta_joint_jog_cmds', self._take_joint_jog_msg,
-                                  JOG_QOS)
         self._periodic_timers = {name: self._create_timer(name) for name in TIMERS}
         self.add_pre_set_parameters_callback(as_declared_types)
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
 
     def destroy_node(self) -> None:
-        """Destroy the inner node of the polled inputs, then this node."""
+        """Destroy the inner node of the polled inputs and the action, then this node."""
         self._polled.destroy()
+        self._path_action.destroy()
         super().destroy_node()
 
     # ----------------------------------------------------------------- set-up
     def _load_robot_model(self) -> None:
         """Build the arm from the parameter or the URDF (or xacro) file; else wait for it."""
-        urdf_text = self._settings.robot_description
-        path = self._settings.robot_description_file
-        if not urdf_text and path:
-            try:
-                urdf_text = read_robot_description(path, self._settings.xacro_args)
-            except OSError as error:
-                raise ConfigurationError(
-                    f'cannot read robot_description_file "{path}": {error.strerror}') from error
+        urdf_text = robot_description_of(self._settings)
         if urdf_text:
             self._start_controller(urdf_text)
             return
@@ -217,129 +150,17 @@ class IkNode(Node):
                                  LATCHED_QOS)
 
     def _start_controller(self, urdf_text: str) -> None:
-        """Parse the URDF (raises UrdfError), start the controller, announce the chain."""
-        settings = self._settings
-        arm = ControlledArm.from_urdf(urdf_text, settings.base_link, settings.tip_link,
-                                      settings.task_axes)
-        resolved = resolve_motion_limits(arm.chain, settings.joint_limits_file,
-                                         LimitDefaults.of(settings),
-                                         self._joint_limit_overrides)
-        self._controller = IkController(arm, settings, resolved.limits,
-                                        self._collision_guard(urdf_text, arm), self._frames)
-        chain = arm.chain
-        self._serialize_command = command_serializer(settings.command_type, chain.joint_names,
-                                                     self._epoch_ns)
-        self.get_logger().info(
-            f'chain {chain.base_link} -> {chain.tip_link}: {", ".join(chain.joint_names)}; '
-            f'mode {settings.mode}, commands as {settings.command_type}')
-        if resolved.warning():
-            self.get_logger().warning(resolved.warning())
-        reachability_note = arm.reachability_note()
-        if reachability_note:
-            self.get_logger().warning(reachability_note)
+        """Parse the URDF (raises UrdfError), start the controller and its command layout."""
+        self._controller = build_controller(self, urdf_text, self._settings,
+                                            self._joint_limit_overrides, self._collision,
+                                            self._use_collision_guard, self._frames)
+        self._inputs.controller = self._controller
+        self._serialize_command = command_serializer(
+            self._settings.command_type, self._controller.arm.chain.joint_names, self._epoch_ns)
 
-    def _collision_guard(self, urdf_text: str, arm: ControlledArm) -> Optional[CollisionGuard]:
-        """
-        Build the collision model (URDF geometry, SRDF, scene) and log what it checks.
-
-        Raises ``GeometryError``, ``SrdfError`` or ``SceneError`` naming the problem.
-        """
-        settings = self._settings
-        if settings.collision_checking == 'disabled':
-            self.get_logger().warning('collision_checking is disabled: commands respect the '
-                                      'joint limits only')
-            return None
-        srdf_text = settings.robot_description_semantic
-        if not srdf_text and settings.robot_description_semantic_file:
-            path = settings.robot_description_semantic_file
-            try:
-                with open(path, encoding='utf-8') as srdf_file:
-                    srdf_text = srdf_file.read()
-            except OSError as error:
-                raise ConfigurationError(f'cannot read robot_description_semantic_file '
-                                         f'"{path}": {error.strerror}') from error
-        self._urdf_text = urdf_text
-        scene = load_scene_file(settings.collision_scene_file)
-        if needs_placement(scene, arm.chain.base_link):
-            self._unplaced_scene = UnplacedScene(
-                scene, f'collision_scene_file "{settings.collision_scene_file}"', None)
-            scene = []
-        model, note = build_collision_model(
-            urdf_text, arm.kinematics, srdf_text, scene,
-            package_directories(settings.mesh_search_path))
-        self.get_logger().info(f'collision checking: {len(model.pairs)} element pairs; {note}')
-        self.get_logger().info(f'collision pairs never checked: {model.left_out_text()}')
-        if not srdf_text:
-            self.create_subscription(String, 'robot_description_semantic', self._on_srdf,
-                                     LATCHED_QOS)
-        self.create_subscription(String, '~/collision_scene', self._on_scene, LATCHED_QOS)
-        self._collision_model = model
-        return self._guard_of(model)
-
-    def _guard_of(self, model: CollisionModel) -> CollisionGuard:
-        """Return the guard of ``model`` with the current padding and resolution."""
-        settings = self._settings
-        return CollisionGuard(CollisionChecker(model, settings.collision_padding,
-                                               settings.collision_check_resolution))
-
-    def _use_collision_model(self, model: CollisionModel, what: str) -> None:
-        """Check against ``model`` from the next cycle on; log ``what`` changed."""
-        self._collision_model = model
-        self._controller.set_collision_guard(self._guard_of(model))
-        self.get_logger().info(f'{what}: {len(model.pairs)} element pairs checked; never '
-                               f'checked: {model.left_out_text()}')
-
-    def _on_srdf(self, message: String) -> None:
-        """Take the disabled pairs of a robot_description_semantic message (MoveIt's topic)."""
-        model = self._collision_model
-        try:
-            new_model, note = build_collision_model(
-                self._urdf_text, model.kinematics, message.data, model.scene,
-                package_directories(self._settings.mesh_search_path))
-        except (SrdfError, GeometryError, SceneError) as error:
-            self.get_logger().error(f'robot_description_semantic rejected: {error}')
-            return
-        self._use_collision_model(new_model, f'robot_description_semantic received ({note})')
-
-    def _on_scene(self, message: String) -> None:
-        """
-        Replace the scene with the objects of a ~/collision_scene message (scene YAML).
-
-        Objects in TF frames are placed within transform_timeout (the scene before stays
-        meanwhile).
-        """
-        try:
-            scene = parse_scene(message.data, '~/collision_scene')
-        except SceneError as error:
-            self.get_logger().error(f'collision scene rejected: {error}')
-            return
-        self._unplaced_scene = UnplacedScene(scene, '~/collision_scene',
-                                             self._now() + self._settings.transform_timeout)
-        self._place_scene(self._now())
-
-    def _place_scene(self, now: float) -> None:
-        """Place the unplaced scene through TF and check against it, or wait, or reject it."""
-        unplaced = self._unplaced_scene
-        try:
-            scene = placed_scene(unplaced.objects, self._frames,
-                                 self._controller.arm.chain.base_link)
-            model = with_scene(self._collision_model, scene)
-        except FrameError as error:
-            if unplaced.deadline is None:
-                self._warn('scene:tf', f'{unplaced.source} waits for TF: {error}; no target or '
-                                       'jog is taken until its objects are placed')
-            elif now > unplaced.deadline:
-                self._unplaced_scene = None
-                self.get_logger().error(f'{unplaced.source} rejected: no transform within '
-                                        f'transform_timeout: {error}; the scene before stays')
-            return
-        except SceneError as error:
-            self._unplaced_scene = None
-            self.get_logger().error(f'collision scene rejected: {error}')
-            return
-        self._unplaced_scene = None
-        self._use_collision_model(model, f'new scene from {unplaced.source} ({len(scene)} '
-                                         'objects)')
+    def _use_collision_guard(self, guard: CollisionGuard) -> None:
+        """Check against a new collision model from the next cycle on."""
+        self._controller.set_collision_guard(guard)
 
     def _create_timer(self, name: str):
         """Create the timer ``name`` of :data:`TIMERS` with the period its parameter sets."""
@@ -368,63 +189,8 @@ class IkNode(Node):
             return
         try:
             self._start_controller(message.data)
-        except (UrdfError, JointLimitsError, ConfigurationError, GeometryError, SrdfError,
-                SceneError) as error:
+        except STARTUP_ERRORS as error:
             self.get_logger().error(f'robot_description rejected: {error}')
-
-    def _subscribe_input(self, message_type: Type, topic: str, handler: 'InputHandler',
-                         qos: QoSProfile,
-                         read: Optional[Callable[[bytes], object]] = None) -> None:
-        """
-        Subscribe ``topic`` (serialized): its messages become the newest input.
-
-        Only the newest target or jog drives the arm (each preempts the one before), so a
-        flood of them costs one read and validation per cycle; ``handler(read(bytes),
-        receive_time)`` runs in the cycle (``read``: deserialization if not given).
-        """
-        if read is None:
-            read = partial(deserialize_message, message_type=message_type)
-        self.create_subscription(message_type, topic, self._newest_input.keeper(handler, read),
-                                 qos, raw=True)
-
-    def _take_target_pose(self, fields: TargetFields, receive_time: float) -> List[Notice]:
-        """Hand over a full-pose target."""
-        return self._hand_over_target(fields, 'pose', receive_time)
-
-    def _take_planar_goal(self, fields: TargetFields, receive_time: float) -> List[Notice]:
-        """Hand over a planar goal (RViz 2D Goal Pose), read per planar_goal_mode."""
-        return self._hand_over_target(fields, 'planar', receive_time)
-
-    def _take_target_point(self, fields: TargetFields, receive_time: float) -> List[Notice]:
-        """Hand over a point target (orientation free or held, per point_orientation)."""
-        return self._hand_over_target(fields, 'point', receive_time)
-
-    def _hand_over_target(self, fields: TargetFields, kind: str,
-                          receive_time: float) -> List[Notice]:
-        """Hand over a target of ``kind``: frame, pose, its stamp (s) and receive time (s)."""
-        frame_id, position, quaternion, stamp = fields
-        return self._controller.set_target(frame_id, position, quaternion, kind, receive_time,
-                                           stamp)
-
-    def _take_twist(self, message: TwistStamped, receive_time: float) -> List[Notice]:
-        """Hand over a jog twist in its header's frame (empty: twist_frame)."""
-        return self._controller.set_twist(message.header.frame_id,
-                                          vector(message.twist.linear),
-                                          vector(message.twist.angular), receive_time)
-
-    def _take_unstamped_twist(self, message: Twist, receive_time: float) -> List[Notice]:
-        """Hand over a jog twist in twist_frame (teleop_twist_keyboard, teleop_twist_joy)."""
-        return self._controller.set_twist('', vector(message.linear), vector(message.angular),
-                                          receive_time)
-
-    def _take_joint_jog(self, message: JointState, receive_time: float) -> List[Notice]:
-        """Hand over joint velocities by name (JointState: name and velocity)."""
-        return self._controller.set_joint_jog(message.name, message.velocity, receive_time)
-
-    def _take_joint_jog_msg(self, message, receive_time: float) -> List[Notice]:
-        """Hand over a control_msgs/JointJog's velocities by name."""
-        return self._controller.set_joint_jog(message.joint_names, message.velocities,
-                                              receive_time)
 
     def _take_inputs(self, now: float) -> None:
         """
@@ -439,25 +205,16 @@ class IkNode(Node):
             self._log(controller.update_joint_state(names, positions, receive_time))
         if self._frames is not None:
             self._frames.take()
-        if self._unplaced_scene is not None:
-            self._place_scene(now)
-        if self._unplaced_scene is not None and self._unplaced_scene.deadline is None:
+        self._collision.place_waiting_scene()
+        if self._collision.holds_inputs():
             return  # the start-up scene is not placed: no target or jog moves the arm yet
-        newest = self._newest_input.take()
-        if newest is not None:
-            handler, read, data, receive_time = newest
-            self._log(handler(read(data), receive_time))
+        self._log(self._inputs.hand_over())
 
     # ------------------------------------------------------------ parameters
     def _validate_parameters(self, parameters: List[Parameter]) -> SetParametersResult:
         """Reject values the table does not allow, with the reason."""
         try:
-            updated = self._settings.updated(_table_values(parameters))
-            if (self._collision_model is not None
-                    and updated.collision_scene_file != self._settings.collision_scene_file):
-                self._next_model = with_scene(self._collision_model, placed_scene(
-                    load_scene_file(updated.collision_scene_file), self._frames,
-                    self._controller.arm.chain.base_link))
+            self._collision.validate(self._settings.updated(_table_values(parameters)))
         except (ParameterError, SceneError, FrameError) as error:
             return SetParametersResult(successful=False, reason=str(error))
         return SetParametersResult(successful=True)
@@ -468,12 +225,7 @@ class IkNode(Node):
         self._settings = self._settings.updated(values)
         if self._controller is not None:
             self._controller.settings = self._settings
-        if self._collision_model is not None and 'collision_scene_file' in values:
-            self._use_collision_model(self._next_model, 'collision_scene_file '
-                                      f'"{self._settings.collision_scene_file}" loaded')
-        elif self._collision_model is not None and 'collision_padding' in values:
-            self._use_collision_model(self._collision_model, 'collision_padding '
-                                      f'{self._settings.collision_padding} m')
+        self._collision.apply(list(values), self._settings)
         for name, (parameter, _, _) in TIMERS.items():
             if parameter in values:
                 self._periodic_timers[name].cancel()
@@ -542,45 +294,19 @@ class IkNode(Node):
         self._take_inputs(now)
         result = self._controller.cycle(now, measure)
         if result.command is not None:
-            self._publish_command(result.command)
+            self._command_publisher.publish(self._serialize_command(result.command))
+        self._path_action.update(self._controller)
         self._log(list(result.notices))
-        if (result.manipulability is not None
-                and self._manipulability_publisher.get_subscription_count()):
-            self._manipulability_publisher.publish(Float64(data=result.manipulability))
-
-    def _publish_command(self, command: Command) -> None:
-        """Publish the command (stamped with the time it is for) in chain joint order."""
-        self._command_publisher.publish(self._serialize_command(command))
+        self._status.publish_manipulability(result.manipulability)
 
     def _publish_markers(self) -> None:
-        """Publish the target and the manipulability ellipsoid at the measured tip (if heard)."""
-        if not self._marker_publisher.get_subscription_count():
-            return  # nobody draws them (RViz subscribes when its MarkerArray display is on)
-        state = self._controller.marker_state() if self._controller is not None else None
-        if state is None:
-            return
-        base_link, stamp = self._controller.arm.chain.base_link, self.get_clock().now().to_msg()
-        markers = ik_markers(base_link, stamp, state, self._settings.ellipsoid_scale)
-        if self._collision_model is not None:
-            markers.markers.extend(scene_markers(base_link, stamp, self._collision_model,
-                                                 self._controller.joints.positions()))
-        self._marker_publisher.publish(markers)
+        """Publish the target, ellipsoid and scene at the measured joints (if subscribed)."""
+        self._status.publish_markers(self._controller, self._collision.model,
+                                     self._settings.ellipsoid_scale)
 
     def _publish_diagnostics(self) -> None:
-        """Publish the controller's status as ``<node name>: ik``, with the errors."""
-        controller = self._controller
-        if controller is None:
-            level, message, values, hardware_id = ('WARN', 'waiting for the robot model', {},
-                                                   '')
-        else:
-            status = controller.report()
-            level, message, values = status.level, status.message, status.values
-            chain = controller.arm.chain
-            hardware_id = f'{chain.base_link}->{chain.tip_link}'
-        self._diagnostics_publisher.publish(diagnostics(
-            self.get_clock().now().to_msg(), f'{self.get_name()}: ik', hardware_id, level,
-            message, {key: value if isinstance(value, str) else format_value(value)
-                      for key, value in values.items()}))
+        """Publish the controller's status as ``<node name>: ik``."""
+        self._status.publish_diagnostics(self._controller)
 
 
 # Timer name -> (the parameter setting its period, period in s from that value, callback).
@@ -599,9 +325,7 @@ def _table_values(parameters: List[Parameter]) -> Dict[str, Any]:
 
 def main(args: Optional[List[str]] = None) -> int:
     """Run the node; return 1 on a start-up error (bad URDF, links or parameters)."""
-    return run_node(IkNode, 'ros_ik', (UrdfError, ConfigurationError, ParameterError,
-                                       JointLimitsError, GeometryError, SrdfError,
-                                       SceneError), args)
+    return run_node(IkNode, 'ros_ik', STARTUP_ERRORS, args)
 
 
 if __name__ == '__main__':

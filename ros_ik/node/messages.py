@@ -135,7 +135,8 @@ def ik_markers(frame_id: str, stamp: Time, state: MarkerState,
     flattens toward a disc or a needle as a singularity approaches (red when near one).
     A pose target is an arrow along its x axis, a point target a sphere. The closest pair
     of the collision checks is a line between its witness points (namespace
-    ``ros_ik_closest_pair``; red within 5 cm).
+    ``ros_ik_closest_pair``; red within 5 cm). A Cartesian path is a line strip through
+    tool positions along it (namespace ``ros_ik_path``).
     """
     markers = []
     T_base_target, position_only = state.T_base_target, state.position_only
@@ -166,6 +167,13 @@ def ik_markers(frame_id: str, stamp: Time, state: MarkerState,
         line.color = (ColorRGBA(r=1.0, g=0.1, b=0.1, a=1.0) if closest.distance < 0.05
                       else ColorRGBA(r=1.0, g=0.8, b=0.1, a=0.8))
         markers.append(line)
+    if state.path_points is not None:
+        path = Marker(ns='ros_ik_path', id=0, type=Marker.LINE_STRIP, action=Marker.ADD)
+        path.points = [Point(x=float(x), y=float(y), z=float(z))
+                       for x, y, z in state.path_points]
+        path.scale.x = 0.004
+        path.color = ColorRGBA(r=1.0, g=0.5, b=0.0, a=0.9)
+        markers.append(path)
     for marker in markers:
         marker.header.frame_id = frame_id
         marker.header.stamp = stamp

@@ -13,8 +13,17 @@
 # limitations under the License.
 
 """
-Tools around the node: simulated arm, drag target, closed-loop demo, report, arm choice.
+Tools for users of the node: small executables and helpers around it.
 
-May import every other layer, rclpy and ROS packages; nothing imports from here except
-launch files, tests and benchmarks.
+``target_marker`` (RViz drag target), ``static_transform_publisher`` (tf2_ros's, for
+machines without it), ``ros_ik_collision_pairs`` (an SRDF's ``disable_collisions`` for a
+URDF), ``ros_ik_report`` (a chain's joints, limits and manipulability),
+:mod:`~ros_ik.tools.parameter_docs` (``make docs``), :mod:`~ros_ik.tools.arm_selection` (the
+bundled arms for launch files and the demo), :mod:`~ros_ik.tools.node_processes` (ros_ik
+executables as owned child processes), :mod:`~ros_ik.tools.executables` (the console
+scripts' entry points).
+
+May import: rclpy, ROS message packages, :mod:`ros_ik.node` and the layers below it.
+Never :mod:`ros_ik.sim`, :mod:`ros_ik.web` or :mod:`ros_ik.demo` (the console scripts load
+their modules by name when run).
 """

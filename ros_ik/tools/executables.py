@@ -38,17 +38,17 @@ def ik_node() -> int:
 
 def physics_arm() -> int:
     """Run the physics-backed (MuJoCo) simulated arm."""
-    return _run('ros_ik.tools.physics_arm')
+    return _run('ros_ik.sim.physics_arm')
 
 
 def ros_ik_web() -> int:
     """Run the browser view (viser)."""
-    return _run('ros_ik.tools.web_view')
+    return _run('ros_ik.web.view_node')
 
 
 def sim_arm() -> int:
     """Run the simulated arm."""
-    return _run('ros_ik.tools.sim_arm')
+    return _run('ros_ik.sim.sim_arm')
 
 
 def static_transform_publisher() -> int:

@@ -42,7 +42,7 @@ def executables_kernels() -> None:
     with open(executable('ik_node'), encoding='utf-8') as script:
         first_line = script.readline()
     interpreter = first_line[2:].split() if first_line.startswith('#!') else ['python3']
-    subprocess.run(interpreter + ['-m', 'ros_ik.collision.kernel_warm_up'], check=True,
+    subprocess.run(interpreter + ['-m', 'ros_ik.paths.kernel_warm_up'], check=True,
                    cwd=tempfile.gettempdir(), timeout=WARM_UP_TIMEOUT,
                    env=dict(os.environ, PYTHONSAFEPATH='1'))
 

@@ -42,8 +42,8 @@ from ros_ik.kinematics.ik_solver import IkSolver
 from ros_ik.kinematics.transforms import pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_file
 from ros_ik.tools.node_processes import ProcessGroup, RosPeer
-from ros_ik.tools.stall_faults import stall_fault_reason
 from ros_ik.trajectory.stream_check import divided_differences, stream_peaks_from_rest
+from ros_ik_testing.stall_faults import stall_fault_reason
 from sensor_msgs.msg import JointState
 from std_msgs.msg import UInt32
 

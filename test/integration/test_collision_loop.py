@@ -37,11 +37,11 @@ from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.ik_solver import IkSolver
 from ros_ik.kinematics.transforms import pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_file
-from ros_ik.tools.example_arms import example_arm, mesh_search_folder, UR5_FLOOR_CROSSING
 from ros_ik.tools.node_processes import NodeProcess, ProcessGroup, RosPeer
-from ros_ik.tools.reference_collisions import FLOOR_OBJECT
-from ros_ik.tools.reference_collisions import ReferenceCollisions
-from ros_ik.tools.stall_faults import stall_fault_reason
+from ros_ik_testing.example_arms import example_arm, mesh_search_folder, UR5_FLOOR_CROSSING
+from ros_ik_testing.reference_collisions import FLOOR_OBJECT
+from ros_ik_testing.reference_collisions import ReferenceCollisions
+from ros_ik_testing.stall_faults import stall_fault_reason
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String, UInt32
 

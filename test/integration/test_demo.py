@@ -22,7 +22,7 @@ import sys
 
 import pytest
 from ros_ik.tools.node_processes import executable
-from ros_ik.tools.stall_faults import stall_fault_reason
+from ros_ik_testing.stall_faults import stall_fault_reason
 
 
 def skip_if_faulted_by_a_stall(output: str) -> None:
@@ -30,7 +30,7 @@ def skip_if_faulted_by_a_stall(output: str) -> None:
     Skip the test where every strict-arm fault of the demo followed a stall of the node.
 
     A stall of the node's process mid-motion (a busy machine) stops a position-streamed
-    arm dead (:mod:`ros_ik.tools.stall_faults`): the machine, not the node, faulted it.
+    arm dead (:mod:`ros_ik_testing.stall_faults`): the machine, not the node, faulted it.
     """
     folder = re.search(r'\(logs in ([^)]+)\)', output)
     if folder is None:

@@ -32,7 +32,7 @@ from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import axis_angle_matrix, pose_error, transform
 from ros_ik.node.messages import pose_message
 from ros_ik.tools.node_processes import NodeProcess, ProcessGroup, RosPeer
-from ros_ik.tools.stall_faults import stall_fault_reason
+from ros_ik_testing.stall_faults import stall_fault_reason
 from sensor_msgs.msg import JointState
 from std_msgs.msg import UInt32
 

@@ -25,7 +25,7 @@ from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_p
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import pose_error
 from ros_ik.node.messages import pose_message
-from ros_ik.tools.stall_faults import stall_fault_reason
+from ros_ik_testing.stall_faults import stall_fault_reason
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, UInt32
 from visualization_msgs.msg import Marker, MarkerArray

@@ -30,9 +30,9 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, bundled_urdf_path, load_bundled_chain
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import pose_error, pose_matrix
-from ros_ik.tools.headless_browser import (CHROMIUM_FLAGS, chromium_path, free_port,
-                                           GIZMO_ARROW_COLOURS, nearest_pixel, page_image)
-from ros_ik.tools.web_page import arm_reach, GIZMO_SCALE, project_to_page
+from ros_ik.web.page import arm_reach, GIZMO_SCALE, project_to_page
+from ros_ik_testing.headless_browser import (CHROMIUM_FLAGS, chromium_path, free_port,
+                                             GIZMO_ARROW_COLOURS, nearest_pixel, page_image)
 from sensor_msgs.msg import JointState
 
 CHROMIUM = chromium_path()

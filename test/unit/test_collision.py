@@ -46,10 +46,10 @@ from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_string, parse_robot
-from ros_ik.tools.example_arms import example_arm, mesh_search_folder, UR5_FLOOR_CROSSING
-from ros_ik.tools.reference_collisions import FLOOR_SCENE, ReferenceCollisions
 from ros_ik.trajectory.motion_limits import MotionLimits
 from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator
+from ros_ik_testing.example_arms import example_arm, mesh_search_folder, UR5_FLOOR_CROSSING
+from ros_ik_testing.reference_collisions import FLOOR_SCENE, ReferenceCollisions
 
 needs_example_robots = pytest.mark.skipif(mesh_search_folder() is None,
                                           reason='example-robot-data is not installed')

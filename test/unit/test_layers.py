@@ -15,7 +15,9 @@
 """
 The layers hold: no ROS below the node, and no layer loads an upper one.
 
-Trajectory, kinematics, collision and control never load ROS.
+Trajectory, kinematics, collision, physics and control never load ROS. Above the node the
+folders are siblings in a fixed order (sim, web, tools, demo): each may load the node and
+what is below it, and only the demo loads the tools.
 
 Each check imports every module of a layer in a fresh interpreter and reads
 ``sys.modules`` afterwards (what was really loaded, lazy imports included), not the text.
@@ -31,7 +33,8 @@ import sys
 import pytest
 import ros_ik
 
-LAYERS = ('trajectory', 'kinematics', 'collision', 'physics', 'control', 'node', 'tools')
+LAYERS = ('trajectory', 'kinematics', 'collision', 'paths', 'physics', 'control', 'node', 'sim',
+          'web', 'tools', 'demo')
 # Top-level modules that come from a ROS distribution (rclpy, its C extensions, generated
 # message packages, ament and launch), as the PyPI wheels and a ROS install both ship them.
 ROS_MODULE_PREFIXES = ('rclpy', 'rcl_', 'rosidl', 'rmw', 'rpyutils', 'ament', 'launch',
@@ -68,7 +71,7 @@ def is_ros_module(name: str) -> bool:
     return name.startswith(ROS_MODULE_PREFIXES) or name.endswith(ROS_MODULE_SUFFIXES)
 
 
-@pytest.mark.parametrize('layer', ['trajectory', 'kinematics', 'collision', 'physics',
+@pytest.mark.parametrize('layer', ['trajectory', 'kinematics', 'collision', 'paths', 'physics',
                                    'control'])
 def test_ros_free_layers_load_no_ros_package(layer):
     """Check that importing the whole layer loads no ROS package at all."""
@@ -78,7 +81,7 @@ def test_ros_free_layers_load_no_ros_package(layer):
 
 @pytest.mark.parametrize('layer', LAYERS)
 def test_a_layer_loads_no_layer_above_it(layer):
-    """Check trajectory < kinematics < collision < physics < control < node < tools."""
+    """Check each layer loads only layers before it in :data:`LAYERS`."""
     above = LAYERS[LAYERS.index(layer) + 1:]
     loaded = modules_loaded_by(layer)
     assert [name for name in loaded if name.split('.')[1:2] and name.split('.')[1] in above

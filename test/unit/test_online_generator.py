@@ -24,12 +24,12 @@ import importlib.util
 from hypothesis import given, settings, strategies as st
 import numpy as np
 import pytest
-from ros_ik.tools.ruckig_reference import rest_to_rest_duration
 from ros_ik.trajectory.jerk_profile import advance
 from ros_ik.trajectory.motion_limits import MotionLimits
 from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator, REST_TOLERANCE
 from ros_ik.trajectory.stream_check import (divided_differences, stream_peaks,
                                             stream_peaks_from_rest)
+from ros_ik_testing.ruckig_reference import rest_to_rest_duration
 
 DT = 0.01
 TOLERANCE = 1e-6  # relative, for round-off in the divided differences

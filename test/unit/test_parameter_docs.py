@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""config/ik.yaml and the README's parameter table are what the parameter table generates."""
+"""config/ik.yaml and docs/parameters.md's table are what the parameter table generates."""
 
 import os
 
@@ -24,7 +24,7 @@ REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__f
 
 
 def test_generated_files_are_up_to_date():
-    """Fail when config/ik.yaml or the README table drift from the table: run `make docs`."""
+    """Fail when config/ik.yaml or the docs table drift from the table: run `make docs`."""
     for path, expected in generated_files(REPOSITORY).items():
         with open(path, encoding='utf-8') as current:
             assert current.read() == expected, f'{path} is out of date: run `make docs`'

@@ -39,7 +39,7 @@ from ros_ik.physics.mujoco_arm import (build_arm_model, joint_drives, joint_iner
                                        PhysicsOptions)
 from ros_ik.physics.servo_gains import (derived_gains, gains_with_file, GainsError,
                                         parse_gains, ServoGains)
-from ros_ik.tools.example_arms import example_arm, mesh_search_folder
+from ros_ik_testing.example_arms import example_arm, mesh_search_folder
 
 G = 9.81
 MASS, LEVER = 2.0, 0.5  # kg, m: the pendulum's bob

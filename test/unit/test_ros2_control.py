@@ -29,9 +29,9 @@ import pytest
 from ros_ik.control.trajectory_horizon import HOLD
 from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS
 from ros_ik.node.messages import joint_trajectory_command
-from ros_ik.tools.jtc_emulation import JointTrajectoryControllerEmulation, spline
-from ros_ik.tools.ros2_control_loop import (EPOCH_NS, LoopFaults, run_random_targets,
-                                            setpoint_peaks, wall_speed)
+from ros_ik.sim.jtc_emulation import JointTrajectoryControllerEmulation, spline
+from ros_ik_testing.ros2_control_loop import (EPOCH_NS, LoopFaults, run_random_targets,
+                                              setpoint_peaks, wall_speed)
 from test_controller import controller_for, pose_of
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 

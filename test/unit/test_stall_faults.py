@@ -14,7 +14,7 @@
 
 """Telling a strict-arm fault made by a stall of the node from one the node made."""
 
-from ros_ik.tools.stall_faults import faults_follow_stalls, log_times, stall_fault_reason
+from ros_ik_testing.stall_faults import faults_follow_stalls, log_times, stall_fault_reason
 
 NODE_LOG = ('[INFO] [100.000000000] [ros_ik]: executor: rclpy.experimental.EventsExecutor\n'
             '[WARN] [104.773827249] [ros_ik]: the control loop stalled for 0.113 s; '

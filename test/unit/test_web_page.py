@@ -21,10 +21,10 @@ from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, bundled_urdf_path, load
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import rpy_to_matrix, transform
 from ros_ik.kinematics.urdf_loader import load_urdf_string, parse_robot
-from ros_ik.tools.example_arms import example_arm, mesh_search_folder
-from ros_ik.tools.web_markers import MarkerDrawing
-from ros_ik.tools.web_page import arm_reach, initial_camera, WebView, wxyz
-from ros_ik.tools.web_robot import visual_shapes
+from ros_ik.web.markers import MarkerDrawing
+from ros_ik.web.page import arm_reach, initial_camera, WebView, wxyz
+from ros_ik.web.robot_visuals import visual_shapes
+from ros_ik_testing.example_arms import example_arm, mesh_search_folder
 from visualization_msgs.msg import Marker
 
 viser = pytest.importorskip('viser')

@@ -24,8 +24,8 @@ from typing import Dict, List, Tuple
 import numpy as np
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_matrix
-from ros_ik.tools.web_markers import MarkerDrawing
-from ros_ik.tools.web_robot import VisualShape
+from ros_ik.web.markers import MarkerDrawing
+from ros_ik.web.robot_visuals import VisualShape
 
 JOG_AXES = {'+x': (1, 0, 0), '-x': (-1, 0, 0), '+y': (0, 1, 0), '-y': (0, -1, 0),
             '+z': (0, 0, 1), '-z': (0, 0, -1)}

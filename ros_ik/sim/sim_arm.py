@@ -15,14 +15,14 @@
 """
 A kinematic stand-in for a position-controlled arm: commands in, joint_states out.
 
-Commands, strict faults and joint_states: :class:`ros_ik.tools.commanded_arm.CommandedArm`.
+Commands, strict faults and joint_states: :class:`ros_ik.sim.commanded_arm.CommandedArm`.
 The arm is exactly at the trajectory controller's setpoint while a trajectory is active;
 else, every ``1 / rate`` s, it tracks the reference under its velocity and acceleration
 limits: with the reference at the end of the step, ``q_ref``, the velocity moves toward
 ``v_cmd + sign(e) min(|e| / dt, sqrt(2 a_max |e|))`` (``e = q_ref - q``: close the gap no
 faster than the acceleration limit can stop) by at most ``a_max dt`` and stays within
 ``v_max``; positions stay within the bounds. A fast default for tests; the physics-backed
-arm is :mod:`ros_ik.tools.physics_arm`.
+arm is :mod:`ros_ik.sim.physics_arm`.
 """
 
 import sys
@@ -32,7 +32,7 @@ import numpy as np
 from ros_ik.control.motion_limit_sources import JointLimitsError
 from ros_ik.kinematics.urdf_errors import UrdfError
 from ros_ik.node.run import run_node
-from ros_ik.tools.commanded_arm import CommandedArm
+from ros_ik.sim.commanded_arm import CommandedArm
 
 
 class SimArm(CommandedArm):

@@ -20,14 +20,14 @@ Reads the same URDF as the IK node (parameter ``robot_description`` or
 (``joint_limits_file``, ``default_max_*``), accepts the three command types the IK node can
 send (``joint_commands``: JointState; ``joint_trajectory``: JointTrajectory, executed as
 joint_trajectory_controller with its default parameters does
-(:mod:`ros_ik.tools.jtc_emulation`: validation, replacement at the next update, its splines
+(:mod:`ros_ik.sim.jtc_emulation`: validation, replacement at the next update, its splines
 sampled at every update of the loop, the last point held; a rejected message is logged as
 JTC logs it and counted on the latched ``~/rejected_trajectories``); ``commands``:
 Float64MultiArray in chain order) and publishes ``joint_states`` at ``state_rate``,
 describing the arm ``state_delay`` s ago, while ``publish_states`` is true: the latency,
 rate and outages of a real driver. How the arm follows the reference is a subclass's
-:meth:`CommandedArm._step`, run at ``rate``: :mod:`ros_ik.tools.sim_arm` (kinematic) or
-:mod:`ros_ik.tools.physics_arm` (MuJoCo).
+:meth:`CommandedArm._step`, run at ``rate``: :mod:`ros_ik.sim.sim_arm` (kinematic) or
+:mod:`ros_ik.sim.physics_arm` (MuJoCo).
 
 The reference: the emulated controller's setpoint while a trajectory is active; else the
 last JointState or Float64MultiArray command moved on with its velocity,
@@ -61,7 +61,7 @@ from ros_ik.control.command_topics import COMMAND_TOPICS
 from ros_ik.node.chain_parameters import declare_and_load_chain, declare_and_load_motion_limits
 from ros_ik.node.messages import COMMAND_MESSAGES
 from ros_ik.node.throttled_log import KeyedThrottle
-from ros_ik.tools.jtc_emulation import JointTrajectoryControllerEmulation, Setpoint
+from ros_ik.sim.jtc_emulation import JointTrajectoryControllerEmulation, Setpoint
 from ros_ik.trajectory.stream_check import divided_differences
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, UInt32

@@ -17,7 +17,7 @@ A browser view of the arm for users without RViz: ``ros_ik_web`` (viser serves t
 
 A normal ROS node that talks to ``ik_node`` only through its topics and parameters:
 
-* the robot from the URDF (:mod:`ros_ik.tools.web_robot`: its visuals and meshes), each
+* the robot from the URDF (:mod:`ros_ik.web.robot_visuals`: its visuals and meshes), each
   body placed by the chain's forward kinematics of the newest ``joint_states``, redrawn at
   ``view_rate`` Hz while the arm moves;
 * a 6-DOF drag gizmo: every move publishes the IK node's target (``ros_ik/target_pose``,
@@ -55,8 +55,8 @@ from ros_ik.node.chain_parameters import declare_and_load_chain, robot_descripti
 from ros_ik.node.mesh_packages import package_directories
 from ros_ik.node.messages import diagnostic_status, format_value, pose_message
 from ros_ik.node.run import run_node
-from ros_ik.tools.web_page import JOG_AXES, WebView
-from ros_ik.tools.web_robot import visual_shapes
+from ros_ik.web.page import JOG_AXES, WebView
+from ros_ik.web.robot_visuals import visual_shapes
 from sensor_msgs.msg import JointState
 from visualization_msgs.msg import MarkerArray
 

@@ -16,7 +16,7 @@
 A physics-backed simulated arm: the IK node's commands drive a MuJoCo model of the URDF.
 
 Commands, strict command faults and joint_states work as in
-:class:`ros_ik.tools.commanded_arm.CommandedArm`. Every ``1 / rate`` s (the drives'
+:class:`ros_ik.sim.commanded_arm.CommandedArm`. Every ``1 / rate`` s (the drives'
 controller period, 500 Hz by default) the node takes the reference (the trajectory
 controller's setpoint or the extrapolated command) and steps MuJoCo by the ``timestep`` s
 steps due in wall-clock time (1 kHz by default; at most ``MAX_CATCH_UP`` s at once: a
@@ -66,7 +66,7 @@ from ros_ik.physics.mujoco_arm import (ArmModel, build_arm_model, joint_drives,
                                        joint_inertia, PhysicsOptions)
 from ros_ik.physics.servo_gains import (derived_gains, gains_with_file, GainsError,
                                         parse_gains, ServoGains)
-from ros_ik.tools.commanded_arm import CommandedArm
+from ros_ik.sim.commanded_arm import CommandedArm
 from std_msgs.msg import String
 
 SCENE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,

@@ -1,0 +1,205 @@
+# Copyright 2026 ros_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Following one Cartesian path: its stretches in turn, brakes along it, what was achieved.
+
+The path (:class:`ros_ik.paths.path_geometry.CartesianPath`, base frame) is followed stretch
+by stretch (rest point to rest point): each is planned (:func:`plan_stretch`) from the
+joints where the one before came to rest, the next one while the current one runs (one plan
+per cycle), and started at the instant the one before comes to rest, so the commanded motion
+is one continuous jerk-limited stream (:class:`StretchMotion`) that momentarily rests at each
+rest point. A brake (:meth:`PathFollower.brake`: a cancel, a lagging arm, stale joint states,
+a stall, a new collision scene) replaces the motion by the fastest stop along the path;
+unless the path is over, the rest of the stretch is planned again from where it stopped.
+
+The follower measures every command it returns: the tool pose of the commanded joints
+against the path's pose at the commanded path length (position and orientation deviation on
+the task rows), so the result's ``max_deviation`` is what was commanded, not a prediction.
+"""
+
+from typing import Optional, Tuple
+
+import numpy as np
+
+from ros_ik.control.path_motion import StretchMotion
+from ros_ik.paths.path_geometry import CartesianPath
+from ros_ik.paths.stretch_planner import (deviation, PathStop, PathTask, plan_stretch,
+                                          PlannedStretch)
+from ros_ik.trajectory.online_generator import MotionState
+
+# How a stretch-ending ``PathStop`` of kind 'start' reads when nothing moved at all.
+NOT_ON_PATH = 'the commanded joints are not on the path (it moved under them)'
+
+
+class PathFollower:
+    """The stretches of one path, the motion commanded along them and its measures."""
+
+    def __init__(self, path: CartesianPath, task: PathTask, q_start: np.ndarray,
+                 time: float) -> None:
+        """Start at rest at ``q_start`` (on the path at 0) at command time ``time`` (s)."""
+        self.path = path
+        self.task = task
+        self.stretch_index = 0
+        self.motion: Optional[StretchMotion] = None
+        self.previous_motion: Optional[StretchMotion] = None  # the last one that ended
+        self.braking = ''  # why the motion is a brake ('' while it follows its plan)
+        self.stop: Optional[PathStop] = None  # why the path ends early (once at rest)
+        self.deviation = np.zeros(2)  # largest commanded (m, rad)
+        self.s_commanded = 0.0
+        self._final_q = np.asarray(q_start, dtype=float).copy()  # of the last rest
+        self._rest = (0.0, self._final_q, time)  # where to start from next: (s, q, t)
+        self._next: Optional[PlannedStretch] = None
+        self._last_time = time
+
+    @property
+    def stretch_bounds(self) -> Tuple[float, float]:
+        """Return the current stretch's rest points (m of path)."""
+        return (float(self.path.rest_s[self.stretch_index]),
+                float(self.path.rest_s[self.stretch_index + 1]))
+
+    @property
+    def last_stretch(self) -> bool:
+        """Return whether the current stretch ends at the path's end."""
+        return self.stretch_index == len(self.path.rest_s) - 2
+
+    def finished(self) -> bool:
+        """Return whether the path is over: at rest at its end, at a stop, or braked."""
+        return self.motion is None and self._rest is None
+
+    def step(self, time: float, hold: bool = False) -> MotionState:
+        """
+        Return the commanded state at command time ``time`` (s); plan what is due.
+
+        At rest at the end of a stretch: the next one starts at that instant (or the rest
+        of this one after a brake; not while ``hold``: the arm lags or its joint states are
+        stale); at the path's end, at a stop or after a cancel the follower is finished
+        (:meth:`finished`) and holds the last state.
+        """
+        if self.motion is not None and time >= self.motion.end_time:
+            self._arrive()
+        if self.motion is None and self._rest is not None and not hold:
+            self._start_from_rest()
+        motion = self.motion
+        if motion is None:
+            state = MotionState.at_rest(self._final_q)
+        else:
+            state = motion.state_at(time)
+            self.s_commanded = motion.s_at(time)
+            self._measure(state.position)
+            if self._next is None and not self.braking and not self.last_stretch:
+                self._plan_next()
+        self._last_time = time
+        return state
+
+    def brake(self, reason: str, time: Optional[float] = None) -> None:
+        """
+        Replace the motion by the fastest stop along the path from the last command.
+
+        ``reason``: 'cancel' ends the path once at rest; any other reason plans the rest
+        of the stretch again from there.
+        """
+        if self.braking == 'cancel' or (self.braking and reason != 'cancel'):
+            return  # braking already: the brake goes on
+        self.braking = reason
+        if self.motion is not None and self.motion.timing.profile.duration > 0.0:
+            at = self._last_time if time is None else time
+            self.motion = self.motion.braked(min(at, self.motion.end_time))
+            self._next = None
+
+    def resume(self, time: float, state: MotionState) -> None:
+        """
+        Continue after a stall from the state the command stream resumed at ``time``.
+
+        A state at rest (a position stream held its last command, or the tail of a
+        JointTrajectory stopped) plans the rest of the stretch from there; a moving one (a
+        point of the JointTrajectory tail) follows that tail's brake.
+        """
+        if self.motion is None:
+            return
+        if state.is_at_rest():
+            s = self._s_of(state.position)
+            self.motion = None
+            self._rest = (s, state.position.copy(), time)
+            self._next = None
+            if not self.braking:
+                self.braking = 'stall'
+        else:
+            self.brake('stall', self._last_time)
+
+    def _s_of(self, q: np.ndarray) -> float:
+        """Return the path length, among the last commanded and the brake's end, of ``q``."""
+        motion = self.motion
+        candidates = [self.s_commanded, motion.braked(self._last_time).timing.s_end]
+        positions = motion.stretch.joint_path.positions(np.array(candidates))
+        return candidates[int(np.argmin(np.abs(positions - q).sum(axis=1)))]
+
+    def _start_from_rest(self) -> None:
+        """Start the current stretch (or its rest after a brake) from the kept rest state."""
+        s, q, time = self._rest
+        s_start, s_end = self.stretch_bounds
+        resumed = s > s_start + 1e-12 or self.braking
+        stretch = self._next if (self._next is not None and not resumed) else plan_stretch(
+            self.path, s, s_end, q, self.task)
+        self._next = None
+        self.braking = ''
+        self._final_q = q
+        if stretch.timing is None or stretch.timing.duration <= 0.0:
+            self.stop = stretch.stop or PathStop('start', s, NOT_ON_PATH)
+            self._rest = None
+            return
+        self.motion = StretchMotion(stretch, stretch.timing, time)
+        self._rest = None
+
+    def _arrive(self) -> None:
+        """End the path at rest, or keep the rest state for what follows."""
+        motion = self.motion
+        s = motion.timing.s_end
+        q = motion.stretch.joint_path.positions(np.array([s]))[0]
+        self._final_q = q
+        self.previous_motion, self.motion = motion, None
+        self.s_commanded = s
+        if self.braking == 'cancel':
+            self._rest = None
+            return
+        if self.braking:
+            self._rest = (s, q, motion.end_time)
+            return
+        if motion.stretch.stop is not None:
+            self.stop = motion.stretch.stop
+            self._rest = None
+            return
+        if self.last_stretch:
+            self._rest = None
+            return
+        self.stretch_index += 1
+        self._rest = (s, q, motion.end_time)
+
+    def _plan_next(self) -> None:
+        """Plan the next stretch from where the current one comes to rest."""
+        motion = self.motion
+        if motion.stretch.stop is not None:
+            return
+        s_rest = motion.stretch.s_end
+        q_rest = motion.stretch.joint_path.positions(np.array([s_rest]))[0]
+        s_start, s_end = (float(self.path.rest_s[self.stretch_index + 1]),
+                          float(self.path.rest_s[self.stretch_index + 2]))
+        self._next = plan_stretch(self.path, s_start, s_end, q_rest, self.task)
+
+    def _measure(self, q: np.ndarray) -> None:
+        """Keep the largest deviation of the commanded tool pose from the path."""
+        T_tool = self.task.kinematics.tip_pose(q)
+        dev_p, dev_o = deviation(self.task, self.path.pose_at(self.s_commanded)[None],
+                                 T_tool[None])
+        self.deviation = np.maximum(self.deviation, [dev_p[0], dev_o[0]])

@@ -1,0 +1,312 @@
+# Copyright 2026 ros_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The demo's rclpy side: sends each segment's target or jog, records what the arm does.
+
+:class:`DemoDriver` subscribes the simulated arm's joint states and faults and the IK node's
+commands, manipulability, diagnostics and markers; it records the largest commanded joint
+speed and acceleration (from the command stamps) per joint-state sample and the node's
+measures, and runs one segment at a time until the target is reached, reported or timed out.
+"""
+
+from dataclasses import dataclass, field, replace
+import time
+from typing import List, Optional
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from geometry_msgs.msg import PointStamped, PoseStamped, TwistStamped
+import numpy as np
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from ros_ik.collision.scene import parse_scene
+from ros_ik.control.command_topics import COMMAND_TOPICS
+from ros_ik.demo.segments import frame_poses, Segment
+from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.kinematics.transforms import pose_error
+from ros_ik.node.messages import pose_message
+from ros_ik.tools.arm_selection import SelectedArm
+from ros_ik.tools.node_processes import RosPeer
+from ros_ik.trajectory.stream_check import divided_differences
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64, String, UInt32
+from visualization_msgs.msg import MarkerArray
+
+POSITION_TOLERANCE = 1e-3  # m, the node's default "reached"
+ORIENTATION_TOLERANCE = 1e-2  # rad
+SCENE_TIMEOUT = 5.0  # s for the IK node to draw a new collision scene
+RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+
+@dataclass
+class Recording:
+    """
+    Samples of the run: time (s), commanded speed and acceleration / limit, measures.
+
+    Speed and acceleration are the largest joint's, from the command stamps; the measures
+    (manipulability, damping) are the node's.
+    """
+
+    time: List[float] = field(default_factory=list)
+    speed_fraction: List[float] = field(default_factory=list)
+    acceleration_fraction: List[float] = field(default_factory=list)
+    manipulability: List[float] = field(default_factory=list)
+    damping: List[float] = field(default_factory=list)
+    segment_starts: List[float] = field(default_factory=list)
+    drive_time: List[float] = field(default_factory=list)  # physics: diagnostics times
+    tool_error: List[float] = field(default_factory=list)  # m, peak of each report
+    effort_fraction: List[np.ndarray] = field(default_factory=list)  # per joint, peaks
+
+
+@dataclass
+class Outcome:
+    """What happened for one segment."""
+
+    segment: Segment
+    reached: bool
+    reported_unreachable: bool
+    position_error: float
+    orientation_error: float
+    time_to_reach: Optional[float]
+    peak_speed_fraction: float
+    peak_acceleration_fraction: float
+    lowest_manipulability: float
+    highest_damping: float
+    refused: bool = False  # reported as refused (its motion would collide)
+    report: str = ''  # the node's status message at the segment's end
+    peak_tool_error: float = 0.0  # physics: m between reference and arm at the tool
+    peak_effort_fraction: float = 0.0  # physics: largest drive effort / limit
+    contacts: int = 0  # physics: contact events during the segment
+
+
+class DemoDriver:
+    """The demo's rclpy side: publishes targets, records joint states and diagnostics."""
+
+    def __init__(self, arm: SelectedArm, peer: RosPeer, arm_node: str = 'sim_arm') -> None:
+        """Subscribe to the simulated arm (node ``arm_node``) and the IK node's outputs."""
+        self.arm = arm
+        self.kinematics = ChainKinematics(arm.chain)
+        self.peer = peer
+        self.recording = Recording()
+        self.latest_q: Optional[np.ndarray] = None
+        self.latest_manipulability = np.nan
+        self.latest_damping = 0.0
+        self.latest_command_fraction = 0.0
+        self.latest_acceleration_fraction = 0.0
+        self.commands: List[tuple] = []  # (stamp s, positions) of the last three commands
+        self.faults = 0
+        self.status: Optional[DiagnosticStatus] = None
+        self.contact_events = 0  # physics: contact events so far
+        self.start = time.monotonic()
+        self.epoch = int(time.time())  # stamps relative to it keep nanoseconds in a double
+        node = peer.node
+        node.create_subscription(JointState, 'joint_states', self._on_joint_state, RELIABLE)
+        node.create_subscription(JointState, 'ros_ik/' + COMMAND_TOPICS['joint_state'],
+                                 self._on_command, RELIABLE)
+        node.create_subscription(Float64, 'ros_ik/manipulability', self._on_manipulability,
+                                 RELIABLE)
+        node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
+                                 RELIABLE)
+        node.create_subscription(UInt32, f'{arm_node}/faults', self._on_faults, LATCHED)
+        target_qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
+        self.pose_publisher = node.create_publisher(PoseStamped, 'ros_ik/target_pose',
+                                                    target_qos)
+        self.point_publisher = node.create_publisher(PointStamped, 'ros_ik/target_point',
+                                                     target_qos)
+        self.twist_publisher = node.create_publisher(TwistStamped, 'ros_ik/delta_twist_cmds',
+                                                     target_qos)
+        self.scene_publisher = node.create_publisher(String, 'ros_ik/collision_scene', LATCHED)
+        self.scene_objects: List[str] = []
+        self.T_base_frame = frame_poses(arm.chain.base_link)
+        node.create_subscription(MarkerArray, 'ros_ik/markers', self._on_markers, RELIABLE)
+
+    def _on_command(self, message: JointState) -> None:
+        """Keep the largest commanded speed and acceleration (from the stamps) / limit."""
+        stamp = (message.header.stamp.sec - self.epoch) + message.header.stamp.nanosec * 1e-9
+        self.commands = (self.commands + [(stamp, np.array(message.position))])[-3:]
+        limits = self.arm.limits
+        self.latest_command_fraction = max(self.latest_command_fraction or 0.0, float(
+            np.max(np.abs(np.array(message.velocity)) / limits.velocity)))
+        if len(self.commands) == 3:
+            times = np.array([entry[0] for entry in self.commands])
+            acceleration = divided_differences(
+                times, np.array([entry[1] for entry in self.commands]), 2)[-1]
+            self.latest_acceleration_fraction = max(self.latest_acceleration_fraction or 0.0,
+                                                    float(np.max(np.abs(acceleration)
+                                                                 / limits.acceleration)))
+
+    def _on_markers(self, message: MarkerArray) -> None:
+        """Keep the names of the scene objects the IK node draws."""
+        self.scene_objects = [marker.text for marker in message.markers
+                              if marker.ns == 'ros_ik_scene']
+
+    def _on_faults(self, message: UInt32) -> None:
+        self.faults = message.data
+
+    def _on_joint_state(self, message: JointState) -> None:
+        self.latest_q = np.array(message.position)
+        recording = self.recording
+        # No command since the last sample: the last values hold.
+        fraction = self.latest_command_fraction
+        if fraction is None:
+            fraction = recording.speed_fraction[-1] if recording.speed_fraction else 0.0
+        acceleration_fraction = self.latest_acceleration_fraction
+        if acceleration_fraction is None:
+            acceleration_fraction = (recording.acceleration_fraction[-1]
+                                     if recording.acceleration_fraction else 0.0)
+        self.latest_command_fraction = self.latest_acceleration_fraction = None
+        recording.time.append(time.monotonic() - self.start)
+        recording.speed_fraction.append(fraction)
+        recording.acceleration_fraction.append(acceleration_fraction)
+        recording.manipulability.append(self.latest_manipulability)
+        recording.damping.append(self.latest_damping)
+
+    def _on_manipulability(self, message: Float64) -> None:
+        self.latest_manipulability = message.data
+
+    def _on_diagnostics(self, message: DiagnosticArray) -> None:
+        for status in message.status:
+            values = {pair.key: pair.value for pair in status.values}
+            if status.name == 'ros_ik: ik':
+                self.status = status
+                if values.get('damping', '-') != '-':
+                    self.latest_damping = float(values['damping'])
+            elif status.name == 'physics_arm: drives':
+                recording = self.recording
+                recording.drive_time.append(time.monotonic() - self.start)
+                recording.tool_error.append(float(values['tool_tracking_error']))
+                recording.effort_fraction.append(np.array([
+                    float(values[f'{name}/effort_fraction'])
+                    for name in self.arm.chain.joint_names]))
+            elif status.name == 'physics_arm: contacts':
+                self.contact_events = int(values['contact_events'])
+
+    def wait_until_ready(self, timeout: float) -> bool:
+        """Wait for joint states and for the IK node's target subscription."""
+        return self.peer.spin_until(lambda: self.latest_q is not None
+                                    and self.pose_publisher.get_subscription_count() > 0
+                                    and self.point_publisher.get_subscription_count() > 0
+                                    and self.twist_publisher.get_subscription_count() > 0,
+                                    timeout)
+
+    def errors(self, segment: Segment) -> tuple:
+        """Return the measured position (m) and orientation (rad) error on the task axes."""
+        e_p, e_o = pose_error(segment.T_base_target, self.kinematics.tip_pose(self.latest_q))
+        rows = self.arm.task_rows
+        position = np.linalg.norm([e_p[row] for row in rows if row < 3])
+        orientation = 0.0 if segment.position_only else np.linalg.norm(
+            [e_o[row - 3] for row in rows if row >= 3])
+        return float(position), float(orientation)
+
+    def run_segment(self, segment: Segment, timeout: float) -> Outcome:
+        """Send one target (or jog) and follow the arm until reached, reported or timed out."""
+        if segment.scene:
+            self.scene_publisher.publish(String(data=segment.scene))
+            names = sorted(item.name for item in parse_scene(segment.scene))
+            self.peer.spin_until(lambda: sorted(self.scene_objects) == names, SCENE_TIMEOUT)
+        start = time.monotonic()
+        first_sample = len(self.recording.time)
+        self.segment_drive_sample = len(self.recording.drive_time)
+        self.segment_contacts = self.contact_events
+        self.recording.segment_starts.append(start - self.start)
+        if segment.jog_velocity is not None:
+            covered, moving, deviation = self._jog(segment)
+            done = not covered if segment.stops else covered and moving
+            return self._outcome(segment, first_sample, segment.jog_seconds if done else None,
+                                 False, deviation, 0.0)
+        frame = segment.frame or self.arm.chain.base_link
+        T_frame_target = (np.linalg.inv(self.T_base_frame[frame]) @ segment.T_base_target
+                          if segment.frame else segment.T_base_target)
+        if segment.position_only:
+            message = PointStamped()
+            message.header.frame_id = frame
+            x, y, z = T_frame_target[:3, 3]
+            message.point.x, message.point.y, message.point.z = float(x), float(y), float(z)
+            self.point_publisher.publish(message)
+        else:
+            message = PoseStamped(pose=pose_message(T_frame_target))
+            message.header.frame_id = frame
+            self.pose_publisher.publish(message)
+        time_to_reach = None
+        reported = False
+        next_dot = start + 1.0
+        while time.monotonic() - start < timeout:
+            self.peer.spin_for(0.02)
+            position_error, orientation_error = self.errors(segment)
+            if (position_error <= POSITION_TOLERANCE
+                    and orientation_error <= ORIENTATION_TOLERANCE):
+                time_to_reach = time.monotonic() - start
+                break
+            reported = bool(self.status is not None and self.status.level ==
+                            DiagnosticStatus.ERROR and ('reach' in self.status.message
+                                                        or 'refused' in self.status.message))
+            settled = self.recording.speed_fraction[-1] < 1e-3
+            if reported and settled and time.monotonic() - start > 1.0:
+                break
+            if time.monotonic() >= next_dot:
+                print('.', end='', flush=True)
+                next_dot += 1.0
+        position_error, orientation_error = self.errors(segment)
+        outcome = self._outcome(segment, first_sample, time_to_reach, reported, position_error,
+                                orientation_error)
+        return replace(outcome, refused=reported and 'refused' in self.status.message,
+                       report=self.status.message if self.status is not None else '')
+
+    def _jog(self, segment: Segment) -> tuple:
+        """
+        Stream the segment's twist at 50 Hz; return (covered, moving, largest deviation m).
+
+        ``covered``: the tool covered at least 80 % of the commanded distance; ``moving``:
+        its progress never stalled for 0.25 s.
+        """
+        message = TwistStamped()
+        message.header.frame_id = self.arm.chain.base_link
+        velocity = segment.jog_velocity
+        message.twist.linear.x, message.twist.linear.y, message.twist.linear.z = (
+            float(v) for v in velocity)
+        direction = velocity / np.linalg.norm(velocity)
+        tip_start = self.kinematics.tip_pose(self.latest_q)[:3, 3]
+        along, deviation = [], [0.0]
+        end = time.monotonic() + segment.jog_seconds
+        while time.monotonic() < end:
+            self.twist_publisher.publish(message)
+            self.peer.spin_for(0.02)
+            offset = self.kinematics.tip_pose(self.latest_q)[:3, 3] - tip_start
+            along.append(float(offset @ direction))
+            deviation.append(float(np.linalg.norm(offset - along[-1] * direction)))
+        self.peer.spin_for(0.5)  # jog_timeout: the arm comes to rest
+        covered = along[-1] >= 0.8 * np.linalg.norm(velocity) * segment.jog_seconds
+        moving = all(b > a for a, b in zip(along[25::12], along[37::12]))
+        return covered, moving, max(deviation)
+
+    def _outcome(self, segment: Segment, first_sample: int, time_to_reach: Optional[float],
+                 reported: bool, position_error: float, orientation_error: float) -> Outcome:
+        """Return the segment's outcome with the recorded peaks since ``first_sample``."""
+        recording = self.recording
+        window = slice(first_sample, len(recording.time))
+        drives = slice(self.segment_drive_sample, len(recording.drive_time))
+        return Outcome(segment=segment, reached=time_to_reach is not None,
+                       reported_unreachable=reported, position_error=position_error,
+                       orientation_error=orientation_error, time_to_reach=time_to_reach,
+                       peak_speed_fraction=max(recording.speed_fraction[window], default=0.0),
+                       peak_acceleration_fraction=max(recording.acceleration_fraction[window],
+                                                      default=0.0),
+                       lowest_manipulability=float(np.nanmin(
+                           recording.manipulability[window] or [np.nan])),
+                       highest_damping=max(recording.damping[window], default=0.0),
+                       peak_tool_error=max(recording.tool_error[drives], default=0.0),
+                       peak_effort_fraction=float(np.max(
+                           recording.effort_fraction[drives], initial=0.0)),
+                       contacts=self.contact_events - self.segment_contacts)
