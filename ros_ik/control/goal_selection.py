@@ -105,8 +105,8 @@ class GoalSelection:
         if inputs.jog is not None:
             return self.jog.choose(inputs, state.position, now, dt, settings, notices, values)
         if inputs.path is not None:
-            if self.path.input is not inputs.path:
-                self.path.take(inputs.path_in_base(state.position), state, time, settings)
+            if inputs.path is not self.path.taken:
+                self.path.take(inputs.path_in_base(state.position), state)
             return self.path.choose(state, time, settings, notices, values)
         values['input'] = 'target' if inputs.target is not None else 'none'
         if inputs.target is None:

@@ -39,6 +39,7 @@ from ros_ik.paths.stretch_planner import (deviation, PathStop, PathTask, plan_st
                                           PlannedStretch)
 from ros_ik.trajectory.online_generator import MotionState
 
+FINAL_BRAKES = ('cancel', 'replace')  # brakes after which the path is over
 # How a stretch-ending ``PathStop`` of kind 'start' reads when nothing moved at all.
 NOT_ON_PATH = 'the commanded joints are not on the path (it moved under them)'
 
@@ -107,10 +108,10 @@ class PathFollower:
         """
         Replace the motion by the fastest stop along the path from the last command.
 
-        ``reason``: 'cancel' ends the path once at rest; any other reason plans the rest
-        of the stretch again from there.
+        ``reason``: 'cancel' and 'replace' (``FINAL_BRAKES``) end the path once at rest;
+        any other reason plans the rest of the stretch again from there.
         """
-        if self.braking == 'cancel' or (self.braking and reason != 'cancel'):
+        if self.braking in FINAL_BRAKES or (self.braking and reason not in FINAL_BRAKES):
             return  # braking already: the brake goes on
         self.braking = reason
         if self.motion is not None and self.motion.timing.profile.duration > 0.0:
@@ -170,7 +171,7 @@ class PathFollower:
         self._final_q = q
         self.previous_motion, self.motion = motion, None
         self.s_commanded = s
-        if self.braking == 'cancel':
+        if self.braking in FINAL_BRAKES:
             self._rest = None
             return
         if self.braking:

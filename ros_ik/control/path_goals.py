@@ -94,7 +94,8 @@ class PathGoals:
         self.outcome: Optional[PathOutcome] = None
         self.ended: List[PathOutcome] = []  # final outcomes not yet taken (take_ended)
         self._approach: Optional[Target] = None
-        self._pending: Optional[PathInput] = None  # waits for the running path to brake
+        self.pending: Optional[PathInput] = None  # begins once the motion is at rest
+        self.taken: Optional[PathInput] = None  # the last path taken (running or not)
         self._user_index = np.zeros(0, dtype=int)  # path waypoint -> waypoint as sent
         self._waypoints = np.zeros((0, 4, 4))  # the path's waypoints as sent, distinct
         self._settings: Optional[Settings] = None
@@ -103,16 +104,23 @@ class PathGoals:
         """Return whether a path drives the arm (approaching, following or braking)."""
         return self.outcome is not None and self.outcome.status == RUNNING
 
-    def take(self, path: PathInput, state: MotionState, time: float,
-             settings: Settings) -> None:
-        """Start ``path`` (in the base frame); a running one brakes along its path first."""
-        if self.follower is not None and self.is_running() and not state.is_at_rest():
-            self._pending = path
+    def take(self, path: PathInput, state: MotionState) -> None:
+        """
+        Take ``path`` (in the base frame); it begins once the commanded motion is at rest.
+
+        A running path brakes along itself first; any other motion (a target's, a jog's)
+        brakes to rest by the generator.
+        """
+        self.pending = self.taken = path
+        if self.is_running() and self.follower is not None and not state.is_at_rest():
             self.follower.brake('replace')
             return
         if self.is_running():
             self._finish(ABORTED, 'replaced by a new path', 'replaced')
-        self._begin(path, state, time, settings)
+        self.follower = self._approach = None
+        self.outcome = PathOutcome(path.sequence, RUNNING, 0.0, (0.0, 0.0), 0,
+                                   'coming to rest before the path',
+                                   request=path.options.request)
 
     def drop(self, why: str) -> None:
         """End a running path at once: a target or jog took over (``why`` says which)."""
@@ -122,7 +130,7 @@ class PathGoals:
         """End a running path at once, where it is (the motion is taken over elsewhere)."""
         if self.is_running():
             self._finish(ABORTED, message, reason)
-        self.follower = self._approach = self._pending = None
+        self.follower = self._approach = self.pending = None
 
     def refuse(self, path: PathInput, message: str, reason: str) -> None:
         """Record the outcome of a path refused before it started (bad frames, TF)."""
@@ -137,6 +145,14 @@ class PathGoals:
 
     def cancel(self, request: object) -> bool:
         """Brake the running path along itself if it answers ``request``; return whether."""
+        pending = self.pending
+        if pending is not None and pending.options.request is request:
+            self.pending = None
+            self.outcome = PathOutcome(pending.sequence, CANCELED, 0.0, (0.0, 0.0), 0,
+                                       'canceled before the path started', 'canceled',
+                                       request=request)
+            self.ended.append(self.outcome)
+            return True
         if not self.is_running() or self.input.options.request is not request:
             return False
         if self.follower is None:  # approaching: the generator brakes (HOLD)
@@ -171,6 +187,11 @@ class PathGoals:
         ``hold``: brake along the path and stay at rest (the arm lags, stale joint states).
         """
         self._settings = settings
+        if self.pending is not None and self.follower is None:
+            if not state.is_at_rest() or hold:
+                return GoalChoice('OK', self.outcome.message, HOLD)
+            pending, self.pending = self.pending, None
+            self._begin(pending, state, time, settings)
         if self._approach is not None and hold:
             return GoalChoice('WARN', 'holding before the path', HOLD)
         if self._approach is not None:
@@ -184,10 +205,10 @@ class PathGoals:
         commanded = follower.step(time, hold)
         if follower.finished():
             self._end(notices)
-            if self._pending is not None and self.outcome.status != RUNNING:
-                pending, self._pending = self._pending, None
-                self._begin(pending, MotionState.at_rest(commanded.position), time, settings)
-            return self._final_choice(values, commanded)
+            choice = self._final_choice(values, commanded)
+            if self.pending is not None:  # a new path begins from this rest
+                self.follower = None
+            return choice
         self._running(follower)
         self._describe(values)
         braking = follower.braking

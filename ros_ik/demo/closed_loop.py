@@ -50,7 +50,8 @@ import numpy as np
 from ros_ik.control.command_topics import COMMAND_TOPICS
 from ros_ik.demo.driver import DemoDriver, Outcome
 from ros_ik.demo.plot import VELOCITY_SCALE, write_plot
-from ros_ik.demo.results import demo_succeeded, format_table, outcome_result, physics_summary
+from ros_ik.demo.results import (demo_succeeded, format_table, outcome_result, path_summary,
+                                 physics_summary)
 from ros_ik.demo.segments import plan_segments, static_transforms
 from ros_ik.kinematics.bundled_arms import gains_beside
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
@@ -167,10 +168,13 @@ def report(arm: SelectedArm, driver: DemoDriver, outcomes: List[Outcome], output
           + f'): {driver.faults}')
     if physics:
         print(physics_summary(outcomes))
+    if driver.paths.recording is not None:
+        print(path_summary(driver.paths.recording))
     suffix = '_physics' if physics else ''
     plot_path = os.path.abspath(os.path.join(output_folder,
                                              f'ros_ik_demo_{arm.label}{suffix}.png'))
-    write_plot(plot_path, arm, driver.recording, outcomes, stretch_start, jog)
+    write_plot(plot_path, arm, driver.recording, outcomes, stretch_start, jog,
+               driver.paths.recording)
     print(f'\nplot: {plot_path}')
     contacts = sum(outcome.contacts for outcome in outcomes)
     success = demo_succeeded(outcomes) and driver.faults == 0 and contacts == 0

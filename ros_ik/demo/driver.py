@@ -31,6 +31,7 @@ import numpy as np
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_ik.collision.scene import parse_scene
 from ros_ik.control.command_topics import COMMAND_TOPICS
+from ros_ik.demo.path_runner import PathRunner
 from ros_ik.demo.segments import frame_poses, Segment
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import pose_error
@@ -38,6 +39,7 @@ from ros_ik.node.messages import pose_message
 from ros_ik.tools.arm_selection import SelectedArm
 from ros_ik.tools.node_processes import RosPeer
 from ros_ik.trajectory.stream_check import divided_differences
+from ros_ik_msgs.action import FollowPath
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, String, UInt32
 from visualization_msgs.msg import MarkerArray
@@ -131,11 +133,13 @@ class DemoDriver:
         self.scene_objects: List[str] = []
         self.T_base_frame = frame_poses(arm.chain.base_link)
         node.create_subscription(MarkerArray, 'ros_ik/markers', self._on_markers, RELIABLE)
+        self.paths = PathRunner(peer, self.kinematics, arm.chain.base_link)
 
     def _on_command(self, message: JointState) -> None:
         """Keep the largest commanded speed and acceleration (from the stamps) / limit."""
         stamp = (message.header.stamp.sec - self.epoch) + message.header.stamp.nanosec * 1e-9
         self.commands = (self.commands + [(stamp, np.array(message.position))])[-3:]
+        self.paths.command(stamp, self.commands[-1][1])
         limits = self.arm.limits
         self.latest_command_fraction = max(self.latest_command_fraction or 0.0, float(
             np.max(np.abs(np.array(message.velocity)) / limits.velocity)))
@@ -221,6 +225,13 @@ class DemoDriver:
         self.segment_drive_sample = len(self.recording.drive_time)
         self.segment_contacts = self.contact_events
         self.recording.segment_starts.append(start - self.start)
+        if segment.path:
+            result = self.paths.run(segment, timeout)
+            done = result is not None and result.error_code == FollowPath.Result.SUCCEEDED
+            outcome = self._outcome(segment, first_sample, time.monotonic() - start if done
+                                    else None, False, *self.errors(segment))
+            return replace(outcome, report=result.message if result is not None else
+                           'no result from ~/follow_path')
         if segment.jog_velocity is not None:
             covered, moving, deviation = self._jog(segment)
             done = not covered if segment.stops else covered and moving

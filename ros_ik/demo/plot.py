@@ -24,6 +24,7 @@ from typing import List, Optional
 
 import numpy as np
 from ros_ik.demo.driver import Outcome, Recording
+from ros_ik.demo.path_runner import PathRecording
 from ros_ik.demo.segments import (replay_jog, replay_servo, singular_replay_target,
                                   undamped_options)
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
@@ -35,11 +36,13 @@ VELOCITY_SCALE = 0.5  # the demo's ik_node velocity_scale
 
 
 def write_plot(path: str, arm: SelectedArm, recording: Recording, outcomes: List[Outcome],
-               stretch_start: np.ndarray, jog: Optional[tuple]) -> None:
+               stretch_start: np.ndarray, jog: Optional[tuple],
+               square: Optional[PathRecording] = None) -> None:
     """
     Plot the run and offline damped / undamped replays toward a singular pose.
 
-    ``jog``: (joints at the jog's start, the jog segment), replayed the same way.
+    ``jog``: (joints at the jog's start, the jog segment), replayed the same way;
+    ``square``: the Cartesian path segment's commanded tool (two more panels).
     """
     import matplotlib
     matplotlib.use('Agg')
@@ -53,8 +56,9 @@ def write_plot(path: str, arm: SelectedArm, recording: Recording, outcomes: List
     undamped = replay_servo(kinematics, stretch_start, stretch, undamped_options(options),
                             arm.task_rows, 4.0, 0.01, mask)
     physics = bool(recording.drive_time)
-    figure, axes = pyplot.subplots(7 if physics else 5, 1, figsize=(10, 18 if physics else 13),
-                                   sharex=False)
+    drawn = square is not None and len(square.stamps) > 1
+    count = 5 + 2 * physics + 2 * drawn
+    figure, axes = pyplot.subplots(count, 1, figsize=(10, 2.6 * count), sharex=False)
     t = np.array(recording.time)
     for axis, values, label in ((axes[0], recording.manipulability, 'manipulability w'),
                                 (axes[1], recording.damping, 'damping lambda [m/rad]'),
@@ -91,10 +95,37 @@ def write_plot(path: str, arm: SelectedArm, recording: Recording, outcomes: List
     axes[4].legend(loc='upper right')
     if physics:
         _plot_drives(axes[5], axes[6], arm, recording)
+    if drawn:
+        _plot_square(axes[-2], axes[-1], square)
     figure.suptitle(f'ros_ik demo: {arm.label}' + (' on MuJoCo physics' if physics else ''))
     figure.tight_layout()
     figure.savefig(path, dpi=90)
     pyplot.close(figure)
+
+
+def _plot_square(path_axis, speed_axis, square: PathRecording) -> None:
+    """Plot the commanded tool path against the square, and the tool speed against its cap."""
+    tool = np.array(square.positions)
+    corners = square.corners
+    path_axis.plot(1e3 * (corners[:, 0] - corners[0, 0]), 1e3 * (corners[:, 1] - corners[0, 1]),
+                   color='grey', linewidth=6, alpha=0.4, label='the square (waypoints)')
+    path_axis.plot(1e3 * (tool[:, 0] - corners[0, 0]), 1e3 * (tool[:, 1] - corners[0, 1]),
+                   color='tab:orange', linewidth=1, label='commanded tool (every command)')
+    path_axis.set_aspect('equal', adjustable='datalim')
+    path_axis.set_xlabel('base x [mm] from the first corner')
+    path_axis.set_ylabel('base y [mm]')
+    result = square.result
+    deviation = (f'; largest deviation {1e3 * result.max_deviation:.2g} mm'
+                 if result is not None else '')
+    path_axis.set_title('Cartesian path: the tool draws a square' + deviation, fontsize=9)
+    path_axis.legend(loc='upper right', fontsize=7)
+    stamps = np.array(square.stamps) - square.stamps[0]
+    speed_axis.plot(stamps[1:], square.speeds(), label='commanded tool speed')
+    speed_axis.axhline(square.speed_cap, color='red', linestyle='--',
+                       label="the path's speed cap")
+    speed_axis.set_ylabel('tool speed [m/s]')
+    speed_axis.set_xlabel("time [s] from the path's first command (rests at each corner)")
+    speed_axis.legend(loc='upper right', fontsize=7)
 
 
 def _plot_drives(error_axis, effort_axis, arm: SelectedArm, recording: Recording) -> None:

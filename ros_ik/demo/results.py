@@ -23,6 +23,7 @@ succeeds when every segment did what it should, the arm never faulted and never 
 from typing import List
 
 from ros_ik.demo.driver import Outcome
+from ros_ik.demo.path_runner import PathRecording
 from ros_ik.demo.segments import Segment
 
 
@@ -87,3 +88,14 @@ def physics_summary(outcomes: List[Outcome]) -> str:
             f'{1e3 * max(o.peak_tool_error for o in outcomes):.2f} mm, peak drive effort / '
             f'limit {max(o.peak_effort_fraction for o in outcomes):.3f}, contact events '
             f'{sum(o.contacts for o in outcomes)}')
+
+
+def path_summary(recording: PathRecording) -> str:
+    """Return the Cartesian path's totals: deviation, peak tool speed against its cap."""
+    result = recording.result
+    if result is None:
+        return 'Cartesian path: no result'
+    return (f'Cartesian path (the square): {result.message}; fraction {result.fraction:.3f}, '
+            f'largest commanded deviation {1e3 * result.max_deviation:.2g} mm, peak '
+            f'commanded tool speed {recording.speeds().max(initial=0.0):.4f} m/s (cap '
+            f'{recording.speed_cap:g} m/s)')

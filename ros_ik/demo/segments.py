@@ -20,8 +20,9 @@ sent in the ``world`` frame and one in a ``camera`` frame (the arm's base is mou
 ``world``, the camera looks down on it: :data:`FRAMES`, published as static transforms), a
 near-singular configuration found near them (the "stretch", sigma_min a quarter of the
 damping threshold), a point twice the arm's reach away (unreachable), a position-only goal,
-a jog: a constant twist driving the tool straight through a singular configuration, and a
-table put under the tool (a run-time scene) with a jog down onto it and a target under it.
+a jog: a constant twist driving the tool straight through a singular configuration, a
+table put under the tool (a run-time scene) with a jog down onto it and a target under it,
+and a square the tool draws as a Cartesian path (the ``~/follow_path`` action).
 """
 
 from dataclasses import dataclass, replace
@@ -48,6 +49,8 @@ TABLE_SIZE = (0.3, 0.3, 0.04)  # m
 TABLE_JOG_SPEED = 0.05  # m/s straight down
 TABLE_JOG_SECONDS = 4.0  # 0.2 m commanded, the table is 0.12 m down
 UNDER_TABLE = 0.08  # m from the table's underside down to the target under it
+SQUARE_SIDE = 0.1  # m: the side of the square the tool draws (at most 0.15 of the reach)
+SQUARE_SPEED = 0.1  # m/s: its tool speed cap
 EMPTY_SCENE = 'objects: []\n'
 BASE = '<base>'  # stands for the chain's base link in FRAMES
 # The demo's TF tree: (parent, child, xyz m, rpy rad) of each static transform. The arm's
@@ -71,6 +74,8 @@ class Segment:
     stops: bool = False  # a jog that must stop at an obstacle short of its distance
     refused: bool = False  # a target the node must refuse: its motion would collide
     frame: str = ''  # the TF frame the target is sent in ('': the chain's base)
+    path: Tuple[np.ndarray, ...] = ()  # waypoints (4x4, base frame): a Cartesian path
+    path_speed: float = 0.0  # m/s: the path's tool speed cap
 
 
 def frame_poses(base_link: str) -> Dict[str, np.ndarray]:
@@ -142,6 +147,7 @@ def plan_segments(kinematics: ChainKinematics, home: np.ndarray,
                 frame='camera'),
         Segment('stretch to near-singular', kinematics.tip_pose(q_stretch), False, True),
         Segment('leave it for pose B', kinematics.tip_pose(q_b), False, True),
+        square_segment(kinematics.tip_pose(q_b), solver),
         Segment('unreachable (2x reach)', T_far, False, False),
         Segment('position-only goal', kinematics.tip_pose(q_c), True, True),
     ]
@@ -150,6 +156,26 @@ def plan_segments(kinematics: ChainKinematics, home: np.ndarray,
     if table and jogs:  # the table goes before the jog starts
         jogs[0] = replace(jogs[0], scene=EMPTY_SCENE)
     return segments + table + jogs
+
+
+def square_segment(T_base_tool: np.ndarray, solver: IkSolver) -> Segment:
+    """
+    Return a square the tool draws from ``T_base_tool`` and back, at its orientation.
+
+    In the base's xy plane, its first side toward the base's axis (inside the reach), the
+    side ``SQUARE_SIDE`` m (at most 0.15 of the reach, for small arms).
+    """
+    side = min(SQUARE_SIDE, 0.15 * solver.reach)
+    inward = solver.reach_origin[:2] - T_base_tool[:2, 3]
+    inward = inward / max(np.linalg.norm(inward), 1e-9)
+    across = np.array([-inward[1], inward[0]])
+    corners = []
+    for a, b in ((0, 0), (1, 0), (1, 1), (0, 1), (0, 0)):
+        T = T_base_tool.copy()
+        T[:2, 3] += side * (a * inward + b * across)
+        corners.append(T)
+    return Segment('draw a square (path)', T_base_tool, False, True, path=tuple(corners),
+                   path_speed=SQUARE_SPEED)
 
 
 def table_segments(T_base_tool: np.ndarray, task_rows: Tuple[int, ...]) -> List[Segment]:

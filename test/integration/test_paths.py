@@ -79,7 +79,7 @@ def at(loop: Loop, T: np.ndarray) -> bool:
 
 @pytest.mark.parametrize('arm', ['ur5', 'panda'])
 def test_a_square_on_the_target_path_topic_is_drawn_on_the_path(peer, processes, tmp_path,
-                                                                   arm):
+                                                                  arm):
     """Check a square sent on ~/target_path: back at the start, on the path, no fault."""
     loop = bundled_loop(peer, processes, tmp_path, arm)
     try:
@@ -164,7 +164,7 @@ def test_the_action_reports_its_result_and_a_cancel_brakes_along_the_path(peer, 
 @pytest.mark.skipif(importlib.util.find_spec('tf2_msgs') is None,
                     reason='tf2_msgs is not installed (make install builds it into the venv)')
 def test_a_path_in_world_goes_through_tf_and_bad_paths_are_refused(peer, processes,
-                                                                    tmp_path):
+                                                                   tmp_path):
     """Check a line sent in world (base mounted by TF) and the refusals of bad paths."""
     start_static(processes, tmp_path, MOUNT, 'tf_mount')
     loop = bundled_loop(peer, processes, tmp_path, 'ur5', ik={'transform_timeout': 5.0})

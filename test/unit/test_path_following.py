@@ -225,3 +225,58 @@ def test_an_arm_that_lags_brakes_the_path_along_itself_and_goes_on():
     assert controller.path_outcome().status == SUCCEEDED
     assert tool_deviation(controller, commands, corners) <= 1e-3
     assert_commands_within_limits(controller, commands, UR5_HOME)
+
+
+def test_a_path_sent_while_the_arm_moves_begins_at_rest_and_replaces_a_running_path():
+    """Check a path mid-target waits for rest; a second path brakes the first along it."""
+    controller = started('ur5', UR5_HOME)
+    T0 = controller.arm.kinematics.tip_pose(UR5_HOME)
+    target = T0.copy()
+    target[0, 3] += 0.1
+    controller.set_target('', target[:3, 3], matrix_to_quaternion(target[:3, :3]), 'pose',
+                          0.0)
+    q, commands = run_loop(controller, UR5_HOME, 0.2, start=0.01)
+    assert not controller.is_at_rest()
+    T_now = controller.arm.kinematics.tip_pose(q)
+    first = square(T_now, 0.15)[:2]
+    send(controller, first)
+    now = 0.21
+    while not controller.status.message.startswith('following'):  # rest, then the path
+        q, more = run_loop(controller, q, 0.01, start=now)
+        commands += more
+        now += 0.01
+    q, more = run_loop(controller, q, 0.1, start=now)
+    commands += more
+    second_start = controller.arm.kinematics.tip_pose(q)
+    second = [second_start, second_start.copy()]
+    second[1][2, 3] += 0.08
+    send(controller, second)
+    q, more = run_loop(controller, q, 4.0, start=now + 0.1)
+    commands += more
+    ended = controller.take_ended_paths()
+    assert [(outcome.status, outcome.reason) for outcome in ended] == [
+        (ABORTED, 'replaced'), (SUCCEEDED, '')]
+    assert_commands_within_limits(controller, commands, UR5_HOME)
+    end = controller.arm.kinematics.tip_pose(q)
+    assert np.linalg.norm(end[:3, 3] - second[1][:3, 3]) < 1e-6
+
+
+def test_a_path_canceled_before_it_begins_never_moves_the_arm():
+    """Check a cancel while the arm still comes to rest: CANCELED, the path never runs."""
+    controller = started('ur5', UR5_HOME)
+    T0 = controller.arm.kinematics.tip_pose(UR5_HOME)
+    target = T0.copy()
+    target[1, 3] += 0.1
+    controller.set_target('', target[:3, 3], matrix_to_quaternion(target[:3, :3]), 'pose',
+                          0.0)
+    q, _ = run_loop(controller, UR5_HOME, 0.2, start=0.01)
+    request = object()
+    T_now = controller.arm.kinematics.tip_pose(q)
+    away = T_now.copy()
+    away[2, 3] += 0.1
+    send(controller, [T_now, away], options=PathOptions(request=request))
+    controller.cycle(0.21)
+    assert controller.cancel_path(request)
+    q, _ = run_loop(controller, q, 2.0, start=0.22)
+    assert [outcome.status for outcome in controller.take_ended_paths()] == [CANCELED]
+    assert controller.arm.kinematics.tip_pose(q)[2, 3] < T_now[2, 3] + 1e-3

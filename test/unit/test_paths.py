@@ -173,7 +173,7 @@ def test_the_clamped_spline_reproduces_a_cubic_and_bounds_its_derivatives():
 @given(st.floats(0.0, 2.0), st.floats(-1.0, 1.0), st.floats(0.0, 2.0), st.floats(0.1, 3.0),
        st.floats(0.5, 50.0))
 def test_a_velocity_change_ends_at_its_speed_at_rest_within_the_bounds(v0, a0, v1, a_max,
-                                                                      j_max):
+                                                                       j_max):
     """Check the S-curve ends at ``(v1, 0)`` and never exceeds ``a_max`` or ``j_max``."""
     a0 = max(min(a0, a_max), -a_max)
     phases = velocity_change(v0, a0, v1, a_max, j_max)
@@ -191,8 +191,8 @@ def test_rest_change_distance_is_the_mean_speed_times_the_time():
         distance = rest_change_distance(v0, v1, a, j)
         assert advance((0.0, v0, 0.0), velocity_change(v0, 0.0, v1, a, j))[0] == \
             pytest.approx(distance, rel=1e-9)
-        assert reachable_speed(min(v0, v1), distance, a, j) == pytest.approx(max(v0, v1),
-                                                                              rel=1e-6)
+        reached = reachable_speed(min(v0, v1), distance, a, j)
+        assert reached == pytest.approx(max(v0, v1), rel=1e-6)
 
 
 # ----------------------------------------------------------------------------- plans
