@@ -26,7 +26,7 @@ export ROS_AUTOMATIC_DISCOVERY_RANGE ?= LOCALHOST
 
 # tf2_msgs (no wheel on PyPI) and ros_ik_msgs (ros_ik's action) are built from their
 # definitions into the venv: msgs/.
-INTERFACES := msgs/build_interfaces.sh $(wildcard msgs/tf2_msgs/*.txt msgs/tf2_msgs/*.xml \
+INTERFACES := msgs/build_interfaces.sh msgs/wheel_includes.cmake $(wildcard msgs/tf2_msgs/*.txt msgs/tf2_msgs/*.xml \
 	msgs/tf2_msgs/msg/* msgs/ros_ik_msgs/*.txt msgs/ros_ik_msgs/*.xml msgs/ros_ik_msgs/action/*)
 
 $(STAMP): $(ROS_REQUIREMENTS) requirements.txt requirements-test.txt $(INTERFACES)

@@ -495,6 +495,7 @@ if __name__ == '__main__':
     # session's cleanup stops its processes, then a clean exit.
     install_stop_signals()
     try:
-        main()
+        from bench_report import run_documented
+        run_documented('bench_node', main)
     except KeyboardInterrupt:
         print('\nbench interrupted; its processes stopped')

@@ -165,4 +165,5 @@ def main() -> None:
 
 
 if __name__ == '__main__':
-    main()
+    from bench_report import run_documented
+    run_documented('bench_physics', main)

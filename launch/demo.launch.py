@@ -17,7 +17,7 @@ Launch the demo: simulated arm + IK node + robot_state_publisher + RViz.
 
 Takes every argument of ``ik.launch.py`` (arm, urdf_file, base_link, tip_link,
 joint_limits_file, mode, command_type, params_file, namespace, target_topic, point_topic,
-command_topic) plus ``use_sim`` (the kinematic simulated arm, strict like a real
+path_topic, command_topic) plus ``use_sim`` (the kinematic simulated arm, strict like a real
 controller; ``false`` to drive a real arm's controllers), ``use_rsp``
 (robot_state_publisher for TF), ``world_frame`` (the arm's base mounted in it by a static
 transform, identity; empty: none), ``use_rviz``, ``rviz_config`` (its fixed frame is set to
@@ -168,7 +168,7 @@ def companions(context):
                        argument['world_frame'] or setup.base_link]),
     }
     mount = [Node(package='ros_ik', executable='static_transform_publisher', output='screen',
-                  arguments=['--frame-id', argument['world_frame'], '--child-frame-id',
+                  namespace=namespace, arguments=['--frame-id', argument['world_frame'], '--child-frame-id',
                              setup.base_link])] if argument['world_frame'] else []
     return actions + mount + [node for part, node in nodes.items()
                               if wanted[part] and part not in missing]

@@ -19,7 +19,8 @@ Arguments (``ros2 launch ros_ik ik.launch.py --show-args``): ``arm`` (ur5, panda
 planar_2link, so101), ``urdf_file`` with ``base_link``/``tip_link`` for your own robot,
 ``joint_limits_file``, ``mode``, ``command_type``, ``params_file``, ``namespace``,
 ``target_topic`` (6-D targets), ``goal_topic`` (e.g. ``/goal_pose`` for RViz's 2D Goal
-Pose), ``point_topic`` (e.g. ``/clicked_point``) and ``command_topic`` (e.g.
+Pose), ``point_topic`` (e.g. ``/clicked_point``), ``path_topic`` (Cartesian paths,
+``nav_msgs/Path``) and ``command_topic`` (e.g.
 ``/joint_trajectory_controller/joint_trajectory`` for a real arm). The node exiting with
 an error (bad URDF, unknown link) ends the launch with a non-zero exit code.
 """
@@ -60,6 +61,8 @@ ARGUMENTS = (
     ('goal_topic', '', 'remap ~/planar_goal to this topic (e.g. /goal_pose, RViz 2D Goal '
                        'Pose; read per planar_goal_mode)'),
     ('point_topic', '', 'remap ~/target_point to this topic (e.g. /clicked_point)'),
+    ('path_topic', '', 'remap ~/target_path (Cartesian paths, nav_msgs/Path) to this topic; '
+                       'empty: none (the ~/follow_path action is not remapped)'),
     ('command_topic', '', 'remap the command output to this topic (e.g. '
                           '/joint_trajectory_controller/joint_trajectory); empty: none'),
 )
@@ -83,6 +86,7 @@ def ik_node(context, **node_options) -> Node:
         ('~/target_pose', argument['target_topic']),
         ('~/planar_goal', argument['goal_topic']),
         ('~/target_point', argument['point_topic']),
+        ('~/target_path', argument['path_topic']),
         (private_command_topic(argument['command_type']), argument['command_topic']))
         if target]
     return Node(package='ros_ik', executable='ik_node', name='ros_ik',

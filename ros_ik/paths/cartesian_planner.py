@@ -23,16 +23,7 @@ cannot go on the result says why and where (``fraction`` of the path length, the
 ahead, the joint or the link pair). The node follows the same stretches
 (:mod:`ros_ik.paths.stretch_planner`) one after the other.
 
-Example (the bundled UR5, a 0.3 m line along x from the tool)::
-
-    from ros_ik.control.arm import ControlledArm
-    from ros_ik.kinematics.bundled_arms import load_bundled_chain
-    arm = ControlledArm.from_chain(load_bundled_chain('ur5'), 'x y z rx ry rz')
-    q = np.array([0.0, -1.57, 1.57, -1.57, -1.57, 0.0])
-    T_start = arm.kinematics.tip_pose(q)
-    T_end = T_start.copy(); T_end[0, 3] += 0.3
-    plan = plan_cartesian_path(path_task(arm, limits), [T_start, T_end], q)
-    plan.fraction, plan.duration, plan.positions  # 1.0, s, (k, 6) every 10 ms
+An example (the bundled UR5, a 0.3 m line) is in ``docs/cartesian_paths.md``.
 """
 
 from dataclasses import dataclass

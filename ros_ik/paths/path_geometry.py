@@ -53,6 +53,7 @@ from ros_ik.kinematics.transforms import rotation_vector
 ROTATION_LENGTH = 0.1  # m of path length per radian of tool rotation
 SMOOTH_CORNER = 1e-9  # rates (per m of path) this close: the segments continue smoothly
 DEGREE = 6  # polynomial coefficients per piece (quintic)
+LINE_ROUNDING = 1e-9  # of a segment's length: less is left of it between two blends
 
 
 @numba.njit(cache=True, nogil=True)
@@ -246,7 +247,9 @@ class CartesianPath:
         P[:, 0] = poses[:-1, :3, 3] + self.linear_rates * before[:, None]
         P[:, 1] = self.linear_rates
         H[:, 0], H[:, 1] = self.angular_rates * before[:, None], self.angular_rates
-        kept = (self.lengths - before - after > 0.0) | ((before == 0.0) & (after == 0.0))
+        # a segment consumed by the blends at both ends (to rounding) leaves no line piece
+        kept = ((self.lengths - before - after > LINE_ROUNDING * self.lengths)
+                | ((before == 0.0) & (after == 0.0)))
         blended = np.flatnonzero(spans > 0.0)  # inner waypoint blended + 1
         b = spans[blended]
         W = poses[blended + 1]

@@ -54,8 +54,8 @@ from ros_ik.paths.speed_profile import (advance, BISECTION_STEPS, Phase, Profile
                                         velocity_change)
 from ros_ik.trajectory.motion_limits import MotionLimits
 
-CENTRIPETAL_SHARE = 0.5  # of each joint's acceleration limit left to q'' v^2
-THIRD_SHARE = 0.25  # of each joint's jerk limit left to q''' v^3
+CENTRIPETAL_SHARE = 0.8  # of each joint's acceleration limit left to q'' v^2
+THIRD_SHARE = 0.6  # of each joint's jerk limit left to q''' v^3
 MERGE_RATIO = 0.85  # intervals whose caps are within this ratio share a zone
 MIN_SPEED = 1e-9  # m/s of path: a zone slower than this does not move
 # Candidate shares of the largest tangential acceleration: the rest of each joint's jerk

@@ -72,11 +72,14 @@ def _task_error(T_target: np.ndarray, T: np.ndarray, rows: np.ndarray, weights: 
 
 
 @numba.njit(cache=True, nogil=True)
-def _rows_of(J: np.ndarray, rows: np.ndarray, weights: np.ndarray, out: np.ndarray) -> None:
-    """Write the weighted task rows of ``J`` (6, n) into ``out`` (m, n)."""
+def _tip_and_task_rows(q, A, prismatic, G_tip, rows, weights, T, J_rows) -> None:
+    """Write the tip pose ``T`` (4, 4) and the weighted task rows ``J_rows`` (m, n) at ``q``."""
+    n = q.shape[0]
+    J = np.empty((6, n))
+    tip_pose_and_jacobian_into(q, A, prismatic, G_tip, np.empty((n, 3, 4)), T, J)
     for r in range(rows.shape[0]):
-        for j in range(J.shape[1]):
-            out[r, j] = J[rows[r], j] * weights[r]
+        for j in range(n):
+            J_rows[r, j] = J[rows[r], j] * weights[r]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -92,8 +95,6 @@ def solve_on_path(starts, P, H, R_ref, s, q, A, prismatic, G_tip, rows, weights,
     T_target = np.empty((4, 4))
     path_pose_into(starts, P, H, R_ref, s, T_target)
     T = np.empty((4, 4))
-    J = np.empty((6, n))
-    G = np.empty((n, 3, 4))
     J_rows = np.empty((m, n))
     error6 = np.empty(6)
     error = np.empty(m)
@@ -101,10 +102,9 @@ def solve_on_path(starts, P, H, R_ref, s, q, A, prismatic, G_tip, rows, weights,
     active = np.ones(n, dtype=np.bool_)
     work = make_workspace(n)
     for _ in range(iterations + 1):
-        tip_pose_and_jacobian_into(q, A, prismatic, G_tip, G, T, J)
+        _tip_and_task_rows(q, A, prismatic, G_tip, rows, weights, T, J_rows)
         if _task_error(T_target, T, rows, weights, error6, error) < NEWTON_TOLERANCE:
             return True
-        _rows_of(J, rows, weights, J_rows)
         damped_step_into(J_rows, error, active, TRACE_DAMPING[0], TRACE_DAMPING[1], 1.0, dq,
                          work)
         for j in range(n):
@@ -123,16 +123,12 @@ def joint_rate(starts, P, H, R_ref, s, q, A, prismatic, G_tip, rows, weights, lo
     """
     n = q.shape[0]
     m = rows.shape[0]
-    T = np.empty((4, 4))
-    J = np.empty((6, n))
-    G = np.empty((n, 3, 4))
     J_rows = np.empty((m, n))
     tangent = np.empty(6)
     rhs = np.empty(m)
     active = np.ones(n, dtype=np.bool_)
     work = make_workspace(n)
-    tip_pose_and_jacobian_into(q, A, prismatic, G_tip, G, T, J)
-    _rows_of(J, rows, weights, J_rows)
+    _tip_and_task_rows(q, A, prismatic, G_tip, rows, weights, np.empty((4, 4)), J_rows)
     path_tangent_into(starts, P, H, R_ref, s, tangent, from_below)
     for r in range(m):
         rhs[r] = tangent[rows[r]] * weights[r]

@@ -34,6 +34,7 @@ from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS
 from ros_ik.kinematics.transforms import rpy_to_matrix, transform
 from ros_ik.node.messages import pose_message
 from ros_ik_msgs.action import FollowPath
+from ros_ik_testing.polylines import distance_from_polyline
 from test_closed_loop import bundled_loop, Loop
 from test_tf_frames import MOUNT, start_static, T_of
 
@@ -63,13 +64,7 @@ def square(T0: np.ndarray, side: float) -> List[np.ndarray]:
 def off_path(loop: Loop, corners: Sequence[np.ndarray]) -> float:
     """Return the largest distance of a commanded tool position from the polyline."""
     points = loop.kinematics.tip_pose(np.array(loop.commands))[:, :3, 3]
-    ends = np.array([T[:3, 3] for T in corners])
-    distances = []
-    for a, b in zip(ends[:-1], ends[1:]):
-        direction = (b - a) / np.linalg.norm(b - a)
-        along = np.clip((points - a) @ direction, 0.0, np.linalg.norm(b - a))
-        distances.append(np.linalg.norm(points - a - along[:, None] * direction, axis=1))
-    return float(np.min(distances, axis=0).max())
+    return float(distance_from_polyline(points, corners).max())
 
 
 def at(loop: Loop, T: np.ndarray) -> bool:
@@ -79,7 +74,7 @@ def at(loop: Loop, T: np.ndarray) -> bool:
 
 @pytest.mark.parametrize('arm', ['ur5', 'panda'])
 def test_a_square_on_the_target_path_topic_is_drawn_on_the_path(peer, processes, tmp_path,
-                                                                  arm):
+                                                                arm):
     """Check a square sent on ~/target_path: back at the start, on the path, no fault."""
     loop = bundled_loop(peer, processes, tmp_path, arm)
     try:

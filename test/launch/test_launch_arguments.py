@@ -62,7 +62,8 @@ def test_demo_remaps_follow_target_and_command_topics_and_write_no_file():
     assert set(os.listdir(tempfile.gettempdir())) == before
     nodes = {action._Node__node_executable: action for action in actions
              if hasattr(action, '_Node__node_executable')}
-    assert remaps(nodes['sim_arm']) == {'joint_trajectory': '/jtc/joint_trajectory'}
+    assert remaps(nodes['sim_arm']) == {'joint_trajectory': '/jtc/joint_trajectory',
+                                        'collision_scene': 'ros_ik/collision_scene'}
     if 'target_marker' in nodes:
         assert remaps(nodes['target_marker']) == {'target_pose': '/my_target'}
     for node in nodes.values():
@@ -88,8 +89,9 @@ def test_ik_launch_remaps_and_limits_file():
     """Check ik.launch.py: remaps of every input and the output, the arm's limits file."""
     module, context = evaluated('ik.launch.py', arm='ur5', target_topic='/my_target',
                                 goal_topic='goal_pose', point_topic='clicked_point',
-                                command_topic='/forward/commands',
+                                path_topic='/my_path', command_topic='/forward/commands',
                                 command_type='float64_multi_array')
     node = module.ik_node(context)
     assert remaps(node) == {'~/target_pose': '/my_target', '~/planar_goal': 'goal_pose',
-                            '~/target_point': 'clicked_point', '~/commands': '/forward/commands'}
+                            '~/target_point': 'clicked_point', '~/target_path': '/my_path',
+                            '~/commands': '/forward/commands'}

@@ -45,6 +45,11 @@ ARMS: Dict[str, tuple] = {
             'base_link', 'tool0'),
     'panda': ('panda_description/urdf/panda.urdf', 'panda_description/srdf/panda.srdf',
               'panda_link0', 'panda_hand_tcp'),
+    # example-robot-data's only Kinova arm: a Jaco2 j2s6s200 (6 joints, 3 continuous)
+    'kinova': ('kinova_description/robots/kinova.urdf', 'kinova_description/srdf/kinova.srdf',
+               'j2s6s200_link_base', 'j2s6s200_end_effector'),
+    'xarm7': ('xarm_description/urdf/xarm7.urdf', 'xarm_description/srdf/xarm7.srdf',
+              'link_base', 'link_eef'),
 }
 
 

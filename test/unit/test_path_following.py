@@ -29,6 +29,7 @@ from ros_ik.control.path_goals import ABORTED, CANCELED, SUCCEEDED
 from ros_ik.control.path_input import MAX_WAYPOINTS, PathOptions
 from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error
 from ros_ik.trajectory.stream_check import stream_peaks_from_rest
+from ros_ik_testing.polylines import distance_from_polyline
 from test_controller import (assert_commands_within_limits, controller_for, run_loop,
                              UR5_HOME)
 
@@ -68,13 +69,19 @@ def tool_deviation(controller, commands: List[Command], segments: Sequence[np.nd
                    ) -> float:
     """Return the largest distance of a commanded tool position from the polyline."""
     points = controller.arm.kinematics.tip_pose(np.array([c.q for c in commands]))[:, :3, 3]
-    corners = np.array([T[:3, 3] for T in segments])
-    distances = []
-    for a, b in zip(corners[:-1], corners[1:]):
-        direction = (b - a) / np.linalg.norm(b - a)
-        along = np.clip((points - a) @ direction, 0.0, np.linalg.norm(b - a))
-        distances.append(np.linalg.norm(points - a - along[:, None] * direction, axis=1))
-    return float(np.min(distances, axis=0).max())
+    return float(distance_from_polyline(points, segments).max())
+
+
+def moving_toward_a_target(offset: Sequence[float]):
+    """Return a UR5 controller 0.2 s into a motion to a target ``offset`` (m) away, and q."""
+    controller = started('ur5', UR5_HOME)
+    target = controller.arm.kinematics.tip_pose(UR5_HOME)
+    target[:3, 3] += offset
+    controller.set_target('', target[:3, 3], matrix_to_quaternion(target[:3, :3]), 'pose',
+                          0.0)
+    q, commands = run_loop(controller, UR5_HOME, 0.2, start=0.01)
+    assert not controller.is_at_rest()
+    return controller, q, commands
 
 
 @pytest.mark.parametrize('arm, home', [('ur5', UR5_HOME), ('panda', PANDA_HOME)])
@@ -229,14 +236,7 @@ def test_an_arm_that_lags_brakes_the_path_along_itself_and_goes_on():
 
 def test_a_path_sent_while_the_arm_moves_begins_at_rest_and_replaces_a_running_path():
     """Check a path mid-target waits for rest; a second path brakes the first along it."""
-    controller = started('ur5', UR5_HOME)
-    T0 = controller.arm.kinematics.tip_pose(UR5_HOME)
-    target = T0.copy()
-    target[0, 3] += 0.1
-    controller.set_target('', target[:3, 3], matrix_to_quaternion(target[:3, :3]), 'pose',
-                          0.0)
-    q, commands = run_loop(controller, UR5_HOME, 0.2, start=0.01)
-    assert not controller.is_at_rest()
+    controller, q, commands = moving_toward_a_target((0.1, 0.0, 0.0))
     T_now = controller.arm.kinematics.tip_pose(q)
     first = square(T_now, 0.15)[:2]
     send(controller, first)
@@ -263,13 +263,7 @@ def test_a_path_sent_while_the_arm_moves_begins_at_rest_and_replaces_a_running_p
 
 def test_a_path_canceled_before_it_begins_never_moves_the_arm():
     """Check a cancel while the arm still comes to rest: CANCELED, the path never runs."""
-    controller = started('ur5', UR5_HOME)
-    T0 = controller.arm.kinematics.tip_pose(UR5_HOME)
-    target = T0.copy()
-    target[1, 3] += 0.1
-    controller.set_target('', target[:3, 3], matrix_to_quaternion(target[:3, :3]), 'pose',
-                          0.0)
-    q, _ = run_loop(controller, UR5_HOME, 0.2, start=0.01)
+    controller, q, _ = moving_toward_a_target((0.0, 0.1, 0.0))
     request = object()
     T_now = controller.arm.kinematics.tip_pose(q)
     away = T_now.copy()

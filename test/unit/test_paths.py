@@ -19,7 +19,7 @@ Closed forms where they exist (a planar arm's reach and joint-limit crossings), 
 differences for derivatives, dense sampling of the exact timing for every limit.
 """
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 import numpy as np
 import pytest
 from ros_ik.collision.collision_checker import CollisionChecker
@@ -111,6 +111,25 @@ def test_the_tangent_is_the_derivative_of_the_pose(points, blend, where):
     numeric = np.concatenate([(ahead[:3, 3] - behind[:3, 3]) / (2 * h),
                               rotation_vector(ahead[:3, :3] @ behind[:3, :3].T) / (2 * h)])
     np.testing.assert_allclose(path.tangent_at(s), numeric, atol=1e-6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(finite, finite, finite), min_size=3, max_size=8),
+       st.sampled_from([0.01, 0.05, 1.0]))
+# a zig-zag of equal segments, each consumed by the blends at its two ends (to rounding:
+# a line piece of length 1e-17 once took over the next blend's whole domain)
+@example([(0.0943 + 0.012 * k, -0.1621 + 0.03 * (k % 2), -0.1084) for k in range(6)], 0.02)
+def test_a_path_is_continuous_even_where_blends_consume_whole_segments(points, blend):
+    """Check no jump along the path (dense samples), blends as long as half the segments."""
+    waypoints = np.array([pose(point) for point in points])
+    keep = np.concatenate([[True], np.linalg.norm(np.diff(waypoints[:, :3, 3], axis=0),
+                                                  axis=1) > 1e-3])
+    if keep.sum() < 2:
+        return
+    path = CartesianPath(waypoints[keep], blend)
+    s = np.linspace(0.0, path.length, 20001)
+    steps = np.linalg.norm(np.diff(path.poses_at(s)[:, :3, 3], axis=0), axis=1)
+    assert steps.max() <= 3.0 * (s[1] - s[0])
 
 
 def test_blends_are_twice_differentiable_and_stay_near_the_corner():
