@@ -77,17 +77,21 @@ diagram:
 lint: install
 	$(BIN)/python -P -m pytest test/lint
 
-# A ROS-style workspace from this checkout's tracked files, built and tested with colcon (from
-# PyPI, in the venv): --symlink-install must build; colcon test runs the suite against the
-# workspace's install/ (executables from lib/ros_ik through the ament index), straight after
-# the build as a user runs it (the integration tests compile the installed kernels first).
+# A ROS-style workspace from this checkout's tracked files, ros_ik_msgs linked beside ros_ik
+# as the README tells ROS users, built and tested with colcon (from PyPI, in the venv; the
+# wheels' ament index in AMENT_PREFIX_PATH): --symlink-install must build; colcon test runs
+# the suite against the workspace's install/ (executables from lib/ros_ik through the ament
+# index), straight after the build as a user runs it (the integration tests compile the
+# installed kernels first).
 COLCON_WS ?= $(CURDIR)/.colcon-ws
 colcon-test: install
 	rm -rf $(COLCON_WS) && mkdir -p $(COLCON_WS)/src/ros_ik
 	git ls-files -z | tar --null -T - -cf - | tar -xf - -C $(COLCON_WS)/src/ros_ik
+	ln -s ros_ik/msgs/ros_ik_msgs $(COLCON_WS)/src/ros_ik_msgs
 	cd $(COLCON_WS) && . $(CURDIR)/$(BIN)/activate \
-		&& colcon build --packages-select ros_ik --symlink-install \
+		&& export AMENT_PREFIX_PATH=$(CURDIR)/$(VENV) \
+		&& colcon build --packages-up-to ros_ik --symlink-install \
 			--build-base build-symlink --install-base install-symlink \
-		&& colcon build --packages-select ros_ik \
+		&& colcon build --packages-up-to ros_ik \
 		&& colcon test --packages-select ros_ik --event-handlers console_direct- \
 		&& colcon test-result --verbose

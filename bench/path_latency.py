@@ -52,13 +52,32 @@ def _model() -> dict:
             'tip_link': spec.tip_link, 'joint_limits_file': bundled_joint_limits_path(ARM)}
 
 
-def zig_zag(T0: np.ndarray, sign: float) -> Path:
-    """Return a 20-waypoint zig-zag path from ``T0`` along x (``sign``: forth or back)."""
+def _home() -> Tuple[np.ndarray, np.ndarray]:
+    """Return the UR5's home joints and its tool pose there (4x4, base frame)."""
+    spec = BUNDLED_ARMS[ARM]
+    home = np.array(spec.home)
+    chain = load_urdf_file(bundled_urdf_path(ARM), spec.base_link, spec.tip_link)
+    return home, ChainKinematics(chain).tip_pose(home)
+
+
+def _joints_text(q: np.ndarray) -> str:
+    """Return joints as a parameter value (a list of floats)."""
+    return '[' + ', '.join(repr(float(v)) for v in q) + ']'
+
+
+def zig_zag(T0: np.ndarray, back: bool) -> Path:
+    """
+    Return a 20-waypoint zig-zag path from ``T0`` along +x, or the same path reversed.
+
+    The back path retraces the forth one exactly, so every path starts where the tool
+    rests and the node follows it at once (no approaching joint motion).
+    """
     message = Path()
     message.header.frame_id = BUNDLED_ARMS[ARM].base_link
-    for k in range(20):
+    order = range(19, -1, -1) if back else range(20)
+    for k in order:
         T = T0.copy()
-        T[0, 3] += sign * 0.005 * k
+        T[0, 3] += 0.005 * k
         T[1, 3] += 0.01 * (k % 2)
         message.poses.append(PoseStamped(pose=pose_message(T)))
     return message
@@ -66,16 +85,13 @@ def zig_zag(T0: np.ndarray, sign: float) -> Path:
 
 def path_start_latencies(count: int) -> np.ndarray:
     """Return the path -> first moving command delays (s) of ``count`` paths (UR5, solve)."""
-    spec = BUNDLED_ARMS[ARM]
-    home = np.array(spec.home)
-    chain = load_urdf_file(bundled_urdf_path(ARM), spec.base_link, spec.tip_link)
-    T0 = ChainKinematics(chain).tip_pose(home)
+    home, T0 = _home()
     logs = tempfile.mkdtemp(prefix='bench_paths_')
     group = ProcessGroup()
     peer = RosPeer('bench_paths')
     inputs = PolledInputs(peer.node)
     try:
-        group.start('sim_arm', {**_model(), 'initial_positions': str(list(home))},
+        group.start('sim_arm', {**_model(), 'initial_positions': _joints_text(home)},
                     os.path.join(logs, 'sim_arm.log'),
                     ['-r', 'joint_commands:=ros_ik/joint_commands'])
         group.start('ik_node', {**_model(), 'mode': 'solve'}, os.path.join(logs, 'ik.log'))
@@ -91,12 +107,12 @@ def path_start_latencies(count: int) -> np.ndarray:
                 message = deserialize_message(data, JointState)
                 arrivals.append((taken_at + offset, any(v != 0.0 for v in message.velocity)))
         peer.node.create_timer(0.001, take)
-        assert peer.spin_until(lambda: publisher.get_subscription_count() > 0 and arrivals,
+        assert peer.spin_until(lambda: publisher.get_subscription_count() > 0
+                               and peer.node.count_publishers('/ros_ik/joint_commands') > 0,
                                TIMEOUT), 'ik_node did not come up'
         latencies = []
         for index in range(count):
-            message = zig_zag(T0 if index % 2 == 0 else _shifted(T0), 1.0 if index % 2 == 0
-                              else -1.0)
+            message = zig_zag(T0, back=index % 2 == 1)
             peer.spin_for(0.3)  # at rest
             sent = time.time()
             publisher.publish(message)
@@ -113,27 +129,16 @@ def path_start_latencies(count: int) -> np.ndarray:
         group.stop_all()
 
 
-def _shifted(T0: np.ndarray) -> np.ndarray:
-    """Return where the forth zig-zag ends (the back one starts there)."""
-    T = T0.copy()
-    T[0, 3] += 0.005 * 19
-    T[1, 3] += 0.01
-    return T
-
-
 def physics_square() -> Tuple[float, str]:
     """Return the UR5's peak tool tracking error (m) on physics_arm drawing the square."""
-    spec = BUNDLED_ARMS[ARM]
-    home = np.array(spec.home)
-    chain = load_urdf_file(bundled_urdf_path(ARM), spec.base_link, spec.tip_link)
-    T0 = ChainKinematics(chain).tip_pose(home)
+    home, T0 = _home()
     logs = tempfile.mkdtemp(prefix='bench_paths_physics_')
     group = ProcessGroup()
     peer = RosPeer('bench_paths_physics')
     errors: List[float] = []
     status = {'message': ''}
     try:
-        group.start('physics_arm', {**_model(), 'initial_positions': str(list(home)),
+        group.start('physics_arm', {**_model(), 'initial_positions': _joints_text(home),
                                     'gains_file': gains_beside(bundled_urdf_path(ARM)),
                                     'robot_description_semantic_file':
                                         srdf_beside(bundled_urdf_path(ARM))},
@@ -156,7 +161,7 @@ def physics_square() -> Tuple[float, str]:
         assert peer.spin_until(lambda: publisher.get_subscription_count() > 0 and errors,
                                TIMEOUT), 'physics_arm or ik_node did not come up'
         message = Path()
-        message.header.frame_id = spec.base_link
+        message.header.frame_id = BUNDLED_ARMS[ARM].base_link
         for dx, dy in ((0, 0), (1, 0), (1, 1), (0, 1), (0, 0)):
             T = T0.copy()
             T[0, 3] += 0.1 * dx

@@ -167,9 +167,12 @@ def companions(context):
             arguments=['-d', argument['rviz_config'], '-f',
                        argument['world_frame'] or setup.base_link]),
     }
-    mount = [Node(package='ros_ik', executable='static_transform_publisher', output='screen',
-                  namespace=namespace, arguments=['--frame-id', argument['world_frame'], '--child-frame-id',
-                             setup.base_link])] if argument['world_frame'] else []
+    mount = []
+    if argument['world_frame']:
+        mount = [Node(package='ros_ik', executable='static_transform_publisher',
+                      output='screen', namespace=namespace,
+                      arguments=['--frame-id', argument['world_frame'],
+                                 '--child-frame-id', setup.base_link])]
     return actions + mount + [node for part, node in nodes.items()
                               if wanted[part] and part not in missing]
 

@@ -107,7 +107,7 @@ class GoalSelection:
         if inputs.path is not None:
             if inputs.path is not self.path.taken:
                 self.path.take(inputs.path_in_base(state.position), state)
-            return self.path.choose(state, time, settings, notices, values)
+            return self.path.choose(state, time, dt, settings, notices, values)
         values['input'] = 'target' if inputs.target is not None else 'none'
         if inputs.target is None:
             return GoalChoice('OK', 'no target', HOLD)
@@ -134,6 +134,6 @@ class GoalSelection:
         if not self.path.is_running():
             return GoalChoice(level, message, HOLD)
         self.path.brake(why)
-        choice = self.path.choose(self.stream.state, self.stream.last_time, settings, notices,
-                                  values, hold=True)
+        choice = self.path.choose(self.stream.state, self.stream.last_time, 0.0, settings,
+                                  notices, values, hold=True)
         return GoalChoice(level, message, choice.goal)

@@ -178,24 +178,26 @@ class PathGoals:
         if self.follower is not None and self.is_running():
             self.follower.resume(time, state)
 
-    def choose(self, state: MotionState, time: float, settings: Settings,
+    def choose(self, state: MotionState, time: float, dt: float, settings: Settings,
                notices: List[Notice], values: Dict[str, object],
                hold: bool = False) -> GoalChoice:
         """
         Return this cycle's goal at command time ``time`` (s) from the commanded state.
 
-        ``hold``: brake along the path and stay at rest (the arm lags, stale joint states).
+        ``dt``: since the last command (s), whose state ``state`` is: a path begins there,
+        so this cycle's command is already ``dt`` into it. ``hold``: brake along the path
+        and stay at rest (the arm lags, stale joint states).
         """
         self._settings = settings
         if self.pending is not None and self.follower is None:
             if not state.is_at_rest() or hold:
                 return GoalChoice('OK', self.outcome.message, HOLD)
             pending, self.pending = self.pending, None
-            self._begin(pending, state, time, settings)
+            self._begin(pending, state, time - dt, settings)
         if self._approach is not None and hold:
             return GoalChoice('WARN', 'holding before the path', HOLD)
         if self._approach is not None:
-            choice = self._approach_choice(state, time, settings, notices, values)
+            choice = self._approach_choice(state, time - dt, settings, notices, values)
             if choice is not None:
                 return choice
         values['input'] = 'path'
@@ -225,7 +227,7 @@ class PathGoals:
     # ------------------------------------------------------------------ start
     def _begin(self, path: PathInput, state: MotionState, time: float,
                settings: Settings) -> None:
-        """Start ``path``: from the tool, or approach its first waypoint, or refuse."""
+        """Start ``path`` from ``state`` at rest at ``time`` (s): from the tool, or approach."""
         self.input, self.follower, self._approach = path, None, None
         self._settings = settings
         position_only = not any(self.arm.task_mask(False)[3:])

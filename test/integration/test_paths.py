@@ -37,6 +37,7 @@ from ros_ik_msgs.action import FollowPath
 from ros_ik_testing.polylines import distance_from_polyline
 from test_closed_loop import bundled_loop, Loop
 from test_tf_frames import MOUNT, start_static, T_of
+from visualization_msgs.msg import Marker, MarkerArray
 
 TARGET_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
 TIMEOUT = 30.0
@@ -81,27 +82,42 @@ def test_a_square_on_the_target_path_topic_is_drawn_on_the_path(peer, processes,
         home = np.array(BUNDLED_ARMS[arm].home)
         corners = square(loop.kinematics.tip_pose(home), 0.12)
         publisher = peer.node.create_publisher(Path, '/ros_ik/target_path', TARGET_QOS)
+        drawn: List[Marker] = []
+        peer.node.create_subscription(
+            MarkerArray, '/ros_ik/markers', lambda message: drawn.extend(
+                marker for marker in message.markers if marker.ns == 'ros_ik_path'),
+            TARGET_QOS)
         assert peer.spin_until(lambda: publisher.get_subscription_count() > 0, TIMEOUT)
         publisher.publish(path_message(corners, loop.chain.base_link))
         loop.wait_for(lambda: loop.status is not None and loop.status.message == 'path done'
                       and at(loop, corners[-1]), TIMEOUT)
         assert off_path(loop, corners) <= 1e-3
         loop.check_stream(home)
+        loop.wait_for(lambda: drawn, TIMEOUT)  # the path, as RViz and the browser draw it
+        line = drawn[-1]
+        assert line.type == Marker.LINE_STRIP and line.header.frame_id == loop.chain.base_link
+        points = np.array([(p.x, p.y, p.z) for p in line.points])
+        assert distance_from_polyline(points, corners).max() <= 1e-6
+        assert np.linalg.norm(points[0] - corners[0][:3, 3]) <= 1e-6
     finally:
         loop.close()
 
 
-def test_a_line_toward_the_reach_stops_short_with_the_reason(peer, processes, tmp_path):
-    """Check a UR5 line out of reach: the action aborts UNREACHABLE with the fraction."""
-    loop = bundled_loop(peer, processes, tmp_path, 'ur5')
+@pytest.mark.parametrize('arm', ['ur5', 'panda'])
+def test_a_line_through_a_near_singular_stretch_stops_short_with_the_reason(peer, processes,
+                                                                            tmp_path, arm):
+    """Check a line outward beyond the reach: the arm stretches, stops on the line, says so."""
+    loop = bundled_loop(peer, processes, tmp_path, arm)
     try:
-        home = np.array(BUNDLED_ARMS['ur5'].home)
+        home = np.array(BUNDLED_ARMS[arm].home)
         T0 = loop.kinematics.tip_pose(home)
+        outward = np.append(T0[:2, 3] / np.linalg.norm(T0[:2, 3]), 0.2)
         T1 = T0.copy()
-        T1[:3, 3] += 0.8 * np.array([-1.0, -0.2, 0.2])  # a stretch beyond the reach
+        T1[:3, 3] += 0.8 * outward  # the arm stretches toward its reach, then beyond it
         result, feedback = follow(peer, path_message([T0, T1], 'base_link'))
         assert result.error_code in (FollowPath.Result.UNREACHABLE,
-                                     FollowPath.Result.SINGULARITY), result.message
+                                     FollowPath.Result.SINGULARITY,
+                                     FollowPath.Result.JOINT_LIMIT), result.message
         assert 0.05 < result.fraction < 1.0 and result.waypoint == 1
         assert result.max_deviation <= 1e-3 and feedback
         assert 'm of path' in result.message

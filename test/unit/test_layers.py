@@ -95,6 +95,17 @@ def test_the_check_sees_ros_when_it_is_there():
     assert all(is_ros_module(name) for name in ('rclpy', 'geometry_msgs', 'rcl_interfaces'))
 
 
+# What only tests and benchmarks use; the installed package never loads it.
+TEST_ONLY = ('pinocchio', 'ruckig', 'playwright', 'example_robot_data', 'toppra',
+             'ros_ik_testing')
+
+
+@pytest.mark.parametrize('layer', LAYERS)
+def test_no_layer_loads_test_or_benchmark_support(layer):
+    """Check the installed package runs without the tests' references and data."""
+    assert [name for name in modules_loaded_by(layer) if name in TEST_ONLY] == []
+
+
 def test_every_module_belongs_to_a_layer():
     """Check the package has no modules outside the layers."""
     top = os.path.dirname(ros_ik.__file__)

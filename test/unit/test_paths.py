@@ -367,3 +367,17 @@ def test_deviation_counts_only_the_task_rows():
     assert dev_p[0] == 0.0 and dev_o[0] == 0.0
     full = PathTask(task.kinematics, task.solver, task.limits, mask_of_rows(range(6)))
     assert deviation(full, pose([0.2, 0.0, 0.1])[None], turned[None])[1][0] > 0.1
+
+
+def test_a_singular_configuration_the_path_crosses_stops_it_just_before():
+    """Check a UR5 line through its wrist singularity (wrist axes aligned) stops before it."""
+    task = task_for('ur5')
+    q_a = np.array([0.0, -1.2, 1.6, -1.9, 0.05, 0.3])
+    q_b = q_a.copy()
+    q_b[4] = -0.05  # the same tool line, the wrist on the other side of the singularity
+    plan = plan_cartesian_path(task, [task.kinematics.tip_pose(q_a),
+                                      task.kinematics.tip_pose(q_b)], q_a, sample_period=0.002)
+    assert plan.stop.kind == 'singularity' and 0.1 < plan.fraction < 0.9
+    assert abs(plan.positions[-1, 4]) < 0.01  # where the wrist axes nearly align
+    assert np.all(sampled_peaks(plan, task.limits) <= 1.0 + 1e-6)
+    assert plan.max_deviation[0] <= 1e-4 and plan.max_deviation[1] <= 1e-3
