@@ -114,7 +114,7 @@ def test_a_line_through_a_near_singular_stretch_stops_short_with_the_reason(peer
         outward = np.append(T0[:2, 3] / np.linalg.norm(T0[:2, 3]), 0.2)
         T1 = T0.copy()
         T1[:3, 3] += 0.8 * outward  # the arm stretches toward its reach, then beyond it
-        result, feedback = follow(peer, path_message([T0, T1], 'base_link'))
+        result, feedback = follow(peer, path_message([T0, T1], loop.chain.base_link))
         assert result.error_code in (FollowPath.Result.UNREACHABLE,
                                      FollowPath.Result.SINGULARITY,
                                      FollowPath.Result.JOINT_LIMIT), result.message
@@ -156,12 +156,12 @@ def test_the_action_reports_its_result_and_a_cancel_brakes_along_the_path(peer, 
         home = np.array(BUNDLED_ARMS['ur5'].home)
         T0 = loop.kinematics.tip_pose(home)
         corners = square(T0, 0.1)[:3]
-        result, feedback = follow(peer, path_message(corners, 'base_link'), speed=0.2)
+        result, feedback = follow(peer, path_message(corners, loop.chain.base_link), speed=0.2)
         assert result.error_code == FollowPath.Result.SUCCEEDED, result.message
         assert result.fraction == pytest.approx(1.0) and result.waypoint == 2
         assert feedback == sorted(feedback) and len(feedback) >= 3
         back = [corners[-1], corners[0]]
-        result, feedback = follow(peer, path_message(back, 'base_link'), cancel_after=0.2,
+        result, feedback = follow(peer, path_message(back, loop.chain.base_link), cancel_after=0.2,
                                   speed=0.05)
         assert result.error_code == FollowPath.Result.CANCELED, result.message
         assert 0.2 <= result.fraction < 0.9
