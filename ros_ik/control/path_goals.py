@@ -343,7 +343,8 @@ class PathGoals:
         self.outcome = PathOutcome(
             self.input.sequence, status, self._fraction() if fraction is None else fraction,
             tuple(follower.deviation) if follower is not None else (0.0, 0.0),
-            self._waypoint(), message, reason, joint, pair, self.input.options.request)
+            len(self.input.T_frame_waypoints) - 1 if status == SUCCEEDED else self._waypoint(),
+            message, reason, joint, pair, self.input.options.request)
         self.ended.append(self.outcome)
 
     def _fraction(self) -> float:

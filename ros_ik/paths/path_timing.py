@@ -51,7 +51,7 @@ import numpy as np
 from ros_ik.paths.joint_path import JointPath
 from ros_ik.paths.speed_profile import (advance, BISECTION_STEPS, Phase, Profile,
                                         reachable_speed, rest_change_distance,
-                                        velocity_change)
+                                        rest_change_time, velocity_change)
 from ros_ik.trajectory.motion_limits import MotionLimits
 
 CENTRIPETAL_SHARE = 0.8  # of each joint's acceleration limit left to q'' v^2
@@ -189,31 +189,45 @@ def _boundary_speeds(zones: List[Zone], start_speed: float) -> np.ndarray:
 
 def _with_peak(zone: Zone, entry: float, exit_speed: float, limits: MotionLimits) -> Zone:
     """
-    Return ``zone`` with the fastest peak that fits its length, and the bounds at that peak.
+    Return ``zone`` with the peak that crosses it fastest, and the bounds at that peak.
 
-    Lower peaks allow more tangential acceleration (less of it goes to ``q'' v^2``); the
-    peak is searched on two grids of ``PEAK_GRID`` speeds between the end speeds and the
-    cap. The zone's bounds at its cap (what the scans assumed) always fit.
+    Lower peaks allow more tangential acceleration (less of it goes to ``q'' v^2``), so the
+    highest peak that fits is not always the fastest: the crossing time (S-curve up, cruise,
+    S-curve down) is minimised over a grid of ``PEAK_GRID`` speeds between the end speeds
+    and the cap, then over a finer grid around the best. The zone's bounds at its cap (what
+    the scans assumed) always fit.
     """
     length = zone.end - zone.start
     low, high = max(entry, exit_speed), zone.cap
     chosen = (low, zone.acceleration, zone.jerk)
+    fastest = np.inf
     for _ in range(2):
         if high <= low:
             break
         peaks = np.linspace(low, high, PEAK_GRID)
         accelerations, jerks = tangential_bounds(zone.bounds, peaks, limits)
-        fits = [a > 0.0 and j > 0.0 and rest_change_distance(entry, p, a, j)
-                + rest_change_distance(p, exit_speed, a, j) <= length
-                for p, a, j in zip(peaks, accelerations, jerks)]
-        feasible = np.flatnonzero(fits)
-        if not len(feasible):
-            break
-        best = int(feasible[-1])
-        chosen = (float(peaks[best]), float(accelerations[best]), float(jerks[best]))
-        low, high = peaks[best], peaks[min(best + 1, PEAK_GRID - 1)]
+        times = np.array([_crossing_time(entry, p, exit_speed, a, j, length)
+                          for p, a, j in zip(peaks, accelerations, jerks)])
+        best = int(np.argmin(times))
+        if times[best] < fastest:
+            fastest = float(times[best])
+            chosen = (float(peaks[best]), float(accelerations[best]), float(jerks[best]))
+        low, high = peaks[max(best - 1, 0)], peaks[min(best + 1, PEAK_GRID - 1)]
     peak, acceleration, jerk = chosen
     return replace(zone, peak=max(peak, MIN_SPEED), acceleration=acceleration, jerk=jerk)
+
+
+def _crossing_time(entry: float, peak: float, exit_speed: float, a: float, j: float,
+                   length: float) -> float:
+    """Return the time (s) across ``length`` (m) via ``peak``; inf where it does not fit."""
+    if a <= 0.0 or j <= 0.0 or peak <= 0.0:
+        return np.inf
+    cruise = (length - rest_change_distance(entry, peak, a, j)
+              - rest_change_distance(peak, exit_speed, a, j))
+    if cruise < 0.0:
+        return np.inf
+    return (rest_change_time(entry, peak, a, j) + rest_change_time(peak, exit_speed, a, j)
+            + cruise / peak)
 
 
 def _zone_phases(zone: Zone, entry: float, exit_speed: float) -> List[Phase]:

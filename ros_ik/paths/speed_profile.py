@@ -66,12 +66,16 @@ def advance(state: Tuple[float, float, float], phases: List[Phase]
     return s, v, a
 
 
+def rest_change_time(v0: float, v1: float, a_max: float, j_max: float) -> float:
+    """Return the duration (s) of the S-curve from ``(v0, 0)`` to ``(v1, 0)`` (module doc)."""
+    change = abs(v1 - v0)
+    return (change / a_max + a_max / j_max if change >= a_max * a_max / j_max
+            else 2.0 * np.sqrt(change / j_max))
+
+
 def rest_change_distance(v0: float, v1: float, a_max: float, j_max: float) -> float:
     """Return the distance of the S-curve from ``(v0, 0)`` to ``(v1, 0)``: ``(v0+v1)/2 T``."""
-    change = abs(v1 - v0)
-    duration = (change / a_max + a_max / j_max if change >= a_max * a_max / j_max
-                else 2.0 * np.sqrt(change / j_max))
-    return 0.5 * (v0 + v1) * duration
+    return 0.5 * (v0 + v1) * rest_change_time(v0, v1, a_max, j_max)
 
 
 def reachable_speed(v0: float, length: float, a_max: float, j_max: float) -> float:
