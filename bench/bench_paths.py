@@ -27,9 +27,11 @@ Cartesian paths: on the path, within the limits and caps, near time-optimal, whe
    and jerk over the limits (divided differences of the command stamps), the peak tool
    speed over its cap, the path time and the time-optimal time of the same joint path
    under the same velocity, acceleration and tool-speed limits (toppra; no jerk limit).
-2. **Stops**: where a joint limit, the edge of the reach and a scene object stop a path,
-   against the true point (closed forms on the planar arm; for the table, the first
-   contact by coal's exact distances), and commands in collision (coal, every command).
+2. **Stops**: where a joint limit, the edge of the reach, a singular configuration and a
+   scene object stop a path, against the true point (closed forms on the planar arm; for
+   the UR5's wrist singularity, the line's point nearest the configurations with the
+   wrist axes aligned, solved apart; for the table, the first contact by coal's exact
+   distances), and commands in collision (coal, every command).
 3. **Start latency** over DDS: ik_node (UR5, solve) at rest; a 20-waypoint path on
    ``~/target_path``; from its publication to the reception stamp of the first moving
    command (p50, p90, max over ``--latency-paths`` paths, forth and back).
@@ -63,7 +65,8 @@ from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_p
                                             bundled_urdf_path)
 from ros_ik.kinematics.manipulability import manipulability, task_jacobian  # noqa: E402
 from ros_ik.kinematics.task_space import axes_text, mask_of_rows  # noqa: E402
-from ros_ik.kinematics.transforms import matrix_to_quaternion, rotation_vector  # noqa: E402
+from ros_ik.kinematics.transforms import (matrix_to_quaternion, pose_error,  # noqa: E402
+                                          rotation_vector)
 from ros_ik.kinematics.urdf_loader import load_urdf_file  # noqa: E402
 from ros_ik.paths.cartesian_planner import plan_cartesian_path  # noqa: E402
 from ros_ik.paths.path_geometry import CartesianPath  # noqa: E402
@@ -309,15 +312,51 @@ def table_stop() -> Tuple[float, float, int, int, str]:
     return plan.s[-1] - touching, path.length, len(plan.positions), colliding, plan.stop.kind
 
 
+def wrist_singularity_stop() -> Tuple[float, float, float, str]:
+    """
+    Return (fraction error m, miss m, length m, stop) of a UR5 line past a wrist singularity.
+
+    The tool line joins the poses at ``q5 = +0.05`` and ``-0.05`` rad (wrist axes aligned
+    at ``q5 = 0``). Its point nearest the singular configurations: the path length ``s*``
+    and joints with ``q5 = 0`` whose tool pose is nearest the path's pose at ``s*`` (6
+    equations, 6 unknowns, least squares from the middle of the line, apart from the
+    planner); ``miss``: the residual there (the line passes that close to the singular
+    set without crossing it exactly: beyond it the wrist would have to turn half a
+    revolution).
+    """
+    from scipy.optimize import least_squares
+    arm, limits, _, _ = bundled('ur5')
+    task = PathTask(arm.kinematics, arm.solver, limits.with_velocity_scale(VELOCITY_SCALE),
+                    mask_of_rows(range(6)), caps=Caps(LINEAR_CAP, ANGULAR_CAP))
+    q_a = np.array([0.0, -1.2, 1.6, -1.9, 0.05, 0.3])
+    q_b = q_a.copy()
+    q_b[4] = -0.05
+    T0, T1 = arm.kinematics.tip_pose(q_a), arm.kinematics.tip_pose(q_b)
+    plan = plan_cartesian_path(task, [T0, T1], q_a, sample_period=PERIOD)
+    path = CartesianPath(np.array([T0, T1]))
+
+    def residual(x: np.ndarray) -> np.ndarray:
+        q = np.insert(x[:5], 4, 0.0)
+        return np.concatenate(pose_error(path.pose_at(x[5]), arm.kinematics.tip_pose(q)))
+    guess = np.append(np.delete(q_a, 4), 0.5 * path.length)
+    nearest = least_squares(residual, guess, xtol=1e-14, ftol=1e-14, gtol=1e-14)
+    assert nearest.success, nearest.message
+    miss = float(np.linalg.norm(nearest.fun))
+    return plan.s[-1] - nearest.x[5], miss, path.length, plan.stop.kind
+
+
 def print_stops() -> None:
     """Print section 2: where a path stops against the true point."""
     print('\n2. Stops: fraction x length against the true stopping point (negative: before it)')
-    print(f'{"case":<34}{"stop":<14}{"error mm":>10}{"commands":>10}{"in collision":>14}')
+    print(f'{"case":<38}{"stop":<14}{"error mm":>10}{"commands":>10}{"in collision":>14}')
     for kind in ('joint limit', 'edge of the reach'):
         error, _, stop = planar_stop(kind)
-        print(f'{"planar arm, " + kind:<34}{stop:<14}{1e3 * error:>10.3f}{"-":>10}{"-":>14}')
+        print(f'{"planar arm, " + kind:<38}{stop:<14}{1e3 * error:>10.3f}{"-":>10}{"-":>14}')
+    error, miss, _, stop = wrist_singularity_stop()
+    print(f'{"UR5 line past its wrist singularity":<38}{stop:<14}{1e3 * error:>10.3f}'
+          f'{"-":>10}{"-":>14}  (against the line\'s point nearest it: {1e3 * miss:.3f} mm away)')
     error, _, count, colliding, stop = table_stop()
-    print(f'{"UR5 line down into a table":<34}{stop:<14}{1e3 * error:>10.3f}{count:>10d}'
+    print(f'{"UR5 line down into a table":<38}{stop:<14}{1e3 * error:>10.3f}{count:>10d}'
           f'{colliding:>14d}')
 
 

@@ -86,11 +86,14 @@ class PathFollower:
         At rest at the end of a stretch: the next one starts at that instant (or the rest
         of this one after a brake; not while ``hold``: the arm lags or its joint states are
         stale); at the path's end, at a stop or after a cancel the follower is finished
-        (:meth:`finished`) and holds the last state.
+        (:meth:`finished`) and holds the last state. The stretch after the current one is
+        planned from the cycle after the current one starts: the first moving command of a
+        path waits for one stretch's planning only.
         """
         if self.motion is not None and time >= self.motion.end_time:
             self._arrive()
-        if self.motion is None and self._rest is not None and not hold:
+        started = self.motion is None and self._rest is not None and not hold
+        if started:
             self._start_from_rest()
         motion = self.motion
         if motion is None:
@@ -99,7 +102,8 @@ class PathFollower:
             state = motion.state_at(time)
             self.s_commanded = motion.s_at(time)
             self._measure(state.position)
-            if self._next is None and not self.braking and not self.last_stretch:
+            if (self._next is None and not started and not self.braking
+                    and not self.last_stretch):
                 self._plan_next()
         self._last_time = time
         return state
