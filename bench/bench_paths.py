@@ -287,6 +287,14 @@ def planar_stop(kind: str) -> Tuple[float, float, str]:
     return plan.fraction * length - (true_radius - r0), length, plan.stop.kind
 
 
+def full_pose_task(arm: ControlledArm, limits: MotionLimits,
+                   checker: Optional[CollisionChecker] = None) -> PathTask:
+    """Return the benchmark's full-pose path task of ``arm`` (velocity scale, tool caps)."""
+    return PathTask(arm.kinematics, arm.solver, limits.with_velocity_scale(VELOCITY_SCALE),
+                    mask_of_rows(range(6)), caps=Caps(LINEAR_CAP, ANGULAR_CAP),
+                    checker=checker)
+
+
 def table_stop() -> Tuple[float, float, int, int, str]:
     """Return (fraction error m, length m, commands, in collision, stop) of the UR5 table."""
     arm, limits, q, _ = bundled('ur5')
@@ -296,9 +304,7 @@ def table_stop() -> Tuple[float, float, int, int, str]:
                         'pose: {xyz: [-0.49, -0.11, -0.05]}}]')
     model, _ = build_collision_model(urdf, arm.kinematics, '', scene, lambda package: None)
     checker = CollisionChecker(model, 0.0, 0.01)
-    task = PathTask(arm.kinematics, arm.solver, limits.with_velocity_scale(VELOCITY_SCALE),
-                    mask_of_rows(range(6)), caps=Caps(LINEAR_CAP, ANGULAR_CAP),
-                    checker=checker)
+    task = full_pose_task(arm, limits, checker)
     T0 = arm.kinematics.tip_pose(q)
     T1 = T0.copy()
     T1[2, 3] = -0.3
@@ -326,8 +332,7 @@ def wrist_singularity_stop() -> Tuple[float, float, float, str]:
     """
     from scipy.optimize import least_squares
     arm, limits, _, _ = bundled('ur5')
-    task = PathTask(arm.kinematics, arm.solver, limits.with_velocity_scale(VELOCITY_SCALE),
-                    mask_of_rows(range(6)), caps=Caps(LINEAR_CAP, ANGULAR_CAP))
+    task = full_pose_task(arm, limits)
     q_a = np.array([0.0, -1.2, 1.6, -1.9, 0.05, 0.3])
     q_b = q_a.copy()
     q_b[4] = -0.05

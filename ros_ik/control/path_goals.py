@@ -265,7 +265,7 @@ class PathGoals:
         poses, kept = distinct_waypoints(poses, not any(self.arm.task_mask(False)[3:]))
         self._user_index = np.asarray(indices)[kept]
         if len(poses) < 2:
-            self._finish(SUCCEEDED, "the tool is already at the path's end", '', 1.0)
+            self._finish(SUCCEEDED, "the tool is already at the path's end", '')
             return
         settings = self._settings
         path = CartesianPath(poses, settings.path_blend_radius,
@@ -333,17 +333,22 @@ class PathGoals:
                          joint=stop.joint, pair=stop.pair)
             notices.append(Notice('warn', 'path:' + stop.kind, self.outcome.message))
         else:
-            self._finish(SUCCEEDED, 'path done', '', 1.0)
+            self._finish(SUCCEEDED, 'path done', '')
 
-    def _finish(self, status: str, message: str, reason: str,
-                fraction: Optional[float] = None, joint: str = '',
+    def _finish(self, status: str, message: str, reason: str, joint: str = '',
                 pair: Tuple[str, str] = ()) -> None:
-        """Record the final outcome."""
+        """
+        Record the final outcome.
+
+        A path that succeeded is at its end: fraction 1 and its last waypoint, whatever the
+        rounding of the commanded path length (the profile's end can fall an ulp short).
+        """
         follower = self.follower
+        at_end = status == SUCCEEDED
         self.outcome = PathOutcome(
-            self.input.sequence, status, self._fraction() if fraction is None else fraction,
+            self.input.sequence, status, 1.0 if at_end else self._fraction(),
             tuple(follower.deviation) if follower is not None else (0.0, 0.0),
-            len(self.input.T_frame_waypoints) - 1 if status == SUCCEEDED else self._waypoint(),
+            len(self.input.T_frame_waypoints) - 1 if at_end else self._waypoint(),
             message, reason, joint, pair, self.input.options.request)
         self.ended.append(self.outcome)
 

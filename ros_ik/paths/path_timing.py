@@ -209,6 +209,8 @@ def _with_peak(zone: Zone, entry: float, exit_speed: float, limits: MotionLimits
         times = np.array([_crossing_time(entry, p, exit_speed, a, j, length)
                           for p, a, j in zip(peaks, accelerations, jerks)])
         best = int(np.argmin(times))
+        if not np.isfinite(times[best]):
+            break  # not even the lowest peak fits: the bounds at the cap stay
         if times[best] < fastest:
             fastest = float(times[best])
             chosen = (float(peaks[best]), float(accelerations[best]), float(jerks[best]))
