@@ -22,7 +22,7 @@ and speed (between command stamps) are recorded for the table and the plot.
 
 from dataclasses import dataclass, field
 import time
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Path
@@ -35,9 +35,18 @@ from ros_ik.tools.node_processes import RosPeer
 from ros_ik_msgs.action import FollowPath
 
 
+AT_FIRST_CORNER = 1e-3  # m: the node's default path_position_tolerance
+
+
 @dataclass
 class PathRecording:
-    """The commanded tool during a path: stamps (s), positions (m, base frame), the cap."""
+    """
+    The commanded tool during a path: stamps (s), positions (m, base frame), the cap.
+
+    Where the tool did not start at the first corner, the node approached it first by a
+    joint motion (``path_approach: move``, not bound by the path's tool speed cap): the
+    path proper starts at the first command within ``AT_FIRST_CORNER`` of that corner.
+    """
 
     stamps: List[float] = field(default_factory=list)
     positions: List[np.ndarray] = field(default_factory=list)
@@ -45,12 +54,26 @@ class PathRecording:
     speed_cap: float = 0.0
     result: Optional[FollowPath.Result] = None
 
+    def approach_count(self) -> int:
+        """Return how many commands approached the first corner before the path proper."""
+        if not self.positions:
+            return 0
+        distances = np.linalg.norm(np.array(self.positions) - self.corners[0], axis=1)
+        at_corner = np.flatnonzero(distances <= AT_FIRST_CORNER)
+        return int(at_corner[0]) if len(at_corner) else len(self.positions)
+
+    def following(self) -> Tuple[np.ndarray, np.ndarray]:
+        """Return the stamps (k,) and tool positions (k, 3) of the path proper."""
+        first = self.approach_count()
+        return np.array(self.stamps[first:]), np.array(self.positions[first:]).reshape(-1, 3)
+
     def speeds(self) -> np.ndarray:
-        """Return the commanded tool speed (m/s) between successive commands."""
-        if len(self.stamps) < 2:
+        """Return the commanded tool speed (m/s) between successive commands of the path."""
+        stamps, positions = self.following()
+        if len(stamps) < 2:
             return np.zeros(0)
-        steps = np.linalg.norm(np.diff(np.array(self.positions), axis=0), axis=1)
-        return steps / np.maximum(np.diff(self.stamps), 1e-9)
+        steps = np.linalg.norm(np.diff(positions, axis=0), axis=1)
+        return steps / np.maximum(np.diff(stamps), 1e-9)
 
 
 class PathRunner:

@@ -56,7 +56,7 @@ def write_plot(path: str, arm: SelectedArm, recording: Recording, outcomes: List
     undamped = replay_servo(kinematics, stretch_start, stretch, undamped_options(options),
                             arm.task_rows, 4.0, 0.01, mask)
     physics = bool(recording.drive_time)
-    drawn = square is not None and len(square.stamps) > 1
+    drawn = square is not None and len(square.following()[0]) > 1
     count = 5 + 2 * physics + 2 * drawn
     figure, axes = pyplot.subplots(count, 1, figsize=(10, 2.6 * count), sharex=False)
     t = np.array(recording.time)
@@ -105,7 +105,7 @@ def write_plot(path: str, arm: SelectedArm, recording: Recording, outcomes: List
 
 def _plot_square(path_axis, speed_axis, square: PathRecording) -> None:
     """Plot the commanded tool path against the square, and the tool speed against its cap."""
-    tool = np.array(square.positions)
+    stamps, tool = square.following()
     corners = square.corners
     path_axis.plot(1e3 * (corners[:, 0] - corners[0, 0]), 1e3 * (corners[:, 1] - corners[0, 1]),
                    color='grey', linewidth=6, alpha=0.4, label='the square (waypoints)')
@@ -119,8 +119,7 @@ def _plot_square(path_axis, speed_axis, square: PathRecording) -> None:
                  if result is not None else '')
     path_axis.set_title('Cartesian path: the tool draws a square' + deviation, fontsize=9)
     path_axis.legend(loc='upper right', fontsize=7)
-    stamps = np.array(square.stamps) - square.stamps[0]
-    speed_axis.plot(stamps[1:], square.speeds(), label='commanded tool speed')
+    speed_axis.plot(stamps[1:] - stamps[0], square.speeds(), label='commanded tool speed')
     speed_axis.axhline(square.speed_cap, color='red', linestyle='--',
                        label="the path's speed cap")
     speed_axis.set_ylabel('tool speed [m/s]')

@@ -95,7 +95,10 @@ def path_summary(recording: PathRecording) -> str:
     result = recording.result
     if result is None:
         return 'Cartesian path: no result'
+    approach = recording.approach_count()
+    approached = (f' (after {approach} commands approaching its first corner by a joint '
+                  'motion)' if approach else '')
     return (f'Cartesian path (the square): {result.message}; fraction {result.fraction:.3f}, '
             f'largest commanded deviation {1e3 * result.max_deviation:.2g} mm, peak '
             f'commanded tool speed {recording.speeds().max(initial=0.0):.4f} m/s (cap '
-            f'{recording.speed_cap:g} m/s)')
+            f'{recording.speed_cap:g} m/s){approached}')
