@@ -47,6 +47,7 @@ from ros_ik.control.motion_step import MotionStepper
 from ros_ik.control.parameters import Settings
 from ros_ik.control.path_goals import PathGoals
 from ros_ik.control.servo_goals import ServoGoals
+from ros_ik.control.servo_recovery import RECOVERY_SPREAD, ServoRecovery
 from ros_ik.control.solve_goals import SolveGoals
 from ros_ik.kinematics.transform_buffer import FrameError
 from ros_ik.trajectory.motion_limits import MotionLimits
@@ -68,7 +69,8 @@ class GoalSelection:
         self.lag = LagWatch()
         self._restart = restart
         options = DifferentialOptions(limits)
-        self.servo = ServoGoals(arm, stepper, options)
+        recovery = ServoRecovery(SolveGoals(arm, stepper, local_spread=RECOVERY_SPREAD))
+        self.servo = ServoGoals(arm, stepper, options, recovery)
         self.solve = SolveGoals(arm, stepper)
         self.jog = JogGoals(arm, limits, stepper, options)
         self.path = PathGoals(arm, limits, stepper, self.solve)
@@ -102,6 +104,8 @@ class GoalSelection:
             return self._hold('WARN', message, 'the arm lags', settings, notices, values)
         if inputs.path is None and self.path.is_running():
             self.path.drop('a jog' if inputs.jog is not None else 'a target')
+        if inputs.jog is not None or inputs.path is not None or settings.mode != 'servo':
+            self.servo.recovery.stop()  # a servo's recovery ends with its targets
         if inputs.jog is not None:
             return self.jog.choose(inputs, state.position, now, dt, settings, notices, values)
         if inputs.path is not None:
@@ -121,8 +125,8 @@ class GoalSelection:
         target = inputs.target_in_base(state.position, settings)
         mask = self.arm.task_mask(target.position_only)
         if settings.mode == 'servo':
-            choice = self.servo.choose(target, mask, state.position, state.velocity,
-                                       self.stream.last_time, dt, settings, notices, values)
+            choice = self.servo.choose(target, mask, state, self.stream.last_time, dt,
+                                       settings, notices, values)
         else:
             choice = self.solve.choose(target, mask, state, settings, notices, values)
         return GoalChoice(choice.level, choice.message, choice.goal,

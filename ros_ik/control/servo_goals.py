@@ -24,11 +24,15 @@ move (at once for a new target, mask, settings or collision model) and held in b
 a 200 Hz loop holds it for a whole period; an arm at rest at a reached target (the same
 ``q`` bit for bit) reuses it (:mod:`ros_ik.control.last_result`).
 
-The status says why a servo that stays still for ``STALL_SECONDS`` short of the target
-stopped: a joint limit (WARN), the closest pose of a chain that cannot move the tip in
-every task direction (WARN), a collision it is held at without getting ``BLOCKED_PROGRESS``
-closer (ERROR, refused), anything else (ERROR, unreachable). A target provably out of reach
-brakes to rest at once (ERROR).
+A servo that makes no progress (:mod:`ros_ik.control.servo_recovery`: at a singular
+configuration, a joint limit, an obstacle, a local minimum) on a chain that moves the tip in
+every task direction recovers by a solve-mode motion to the nearest collision-free IK
+solution and servos again from there; the status says which (WARN) and why, and a refusal
+of that motion is the servo's (ERROR). On other chains the status says why a servo that
+stays still for ``STALL_SECONDS`` short of the target stopped: a joint limit (WARN), the
+closest pose of the chain (WARN), a collision it is held at without getting
+``BLOCKED_PROGRESS`` closer (ERROR, refused). A target provably out of reach brakes to rest
+at once (ERROR).
 """
 
 from dataclasses import dataclass
@@ -44,7 +48,10 @@ from ros_ik.control.inputs import Target
 from ros_ik.control.last_result import LastResult
 from ros_ik.control.motion_step import MotionStepper
 from ros_ik.control.parameters import Settings
+from ros_ik.control.servo_recovery import (moving_on, ProgressWatch, ServoRecovery,
+                                           stuck_reason)
 from ros_ik.kinematics.servo_step import ServoStep
+from ros_ik.trajectory.online_generator import MotionState
 
 STALL_SPEED = 1e-4  # rad/s: below this the servo counts as stopped
 STALL_SECONDS = 0.5  # s stopped short of the target before it is reported
@@ -61,13 +68,15 @@ class ServoMotion:
     A servo step and what follows from it until the next one.
 
     ``goal``: the joints ``q_from + qdot / gain`` (rad or m) with ``qdot`` the step's
-    velocity through the damper and its speed fraction; ``stopping_contact``: what the
-    damper stops for; ``reach_reason``: why the target is provably out of reach ('' if
-    not).
+    velocity through the damper and its speed fraction; ``realized``: the fraction of the
+    step's twist ``qdot`` realizes (:meth:`ServoStep.realized_fraction`);
+    ``stopping_contact``: what the damper stops for; ``reach_reason``: why the target is
+    provably out of reach ('' if not).
     """
 
     step: ServoStep
     goal: Goal
+    realized: float
     stopping_contact: Optional[Contact]
     reach_reason: str
     q_from: np.ndarray
@@ -77,9 +86,12 @@ class ServoGoals:
     """The servo's goal per cycle and its stall and blocking watch (module docstring)."""
 
     def __init__(self, arm: ControlledArm, stepper: MotionStepper,
-                 options: DifferentialOptions) -> None:
-        """Keep the arm, the motion step (generator, damper) and the options cache."""
+                 options: DifferentialOptions, recovery: ServoRecovery) -> None:
+        """Keep the arm, the motion step (generator, damper), options cache and recovery."""
         self.arm, self.stepper, self.options = arm, stepper, options
+        self.recovery = recovery
+        self._progress = ProgressWatch()
+        self._last_target: Optional[np.ndarray] = None  # T_base_target of the last cycle
         self._sequence = -1  # the target the watch below counts for
         self._stopped_cycles = 0
         self._blocked_time, self._blocked_error = 0.0, np.inf  # held by a collision
@@ -90,25 +102,51 @@ class ServoGoals:
         """Compute the motion anew next cycle (the commanded state left its path)."""
         self._held_until = -np.inf
 
-    def choose(self, target: Target, mask: Tuple[bool, ...], q: np.ndarray,
-               velocity: np.ndarray, time: float, dt: float, settings: Settings,
-               notices: List[Notice], values: Dict[str, object]) -> GoalChoice:
+    def choose(self, target: Target, mask: Tuple[bool, ...], state: MotionState, time: float,
+               dt: float, settings: Settings, notices: List[Notice],
+               values: Dict[str, object]) -> GoalChoice:
         """
-        Return the servo's goal at the commanded joints ``q`` (velocity ``velocity``).
+        Return the servo's goal from the commanded ``state``.
 
-        ``time``: this command's time (s); ``dt``: the step (s). Adds the step's damping
-        and velocity scaling to ``values``.
+        ``time``: this command's time (s); ``dt``: the step (s). Adds the step's damping,
+        velocity scaling and recovery (``none``, ``escape``, ``fallback``) to ``values``.
         """
-        if target.sequence != self._sequence:  # a new target's stall is its own
+        previous, self._last_target = self._last_target, target.T_base_target
+        moved = not np.array_equal(target.T_base_target, previous)
+        if target.sequence != self._sequence:
             self._sequence = target.sequence
-            self._stopped_cycles = 0
-            self._blocked_time, self._blocked_error = 0.0, np.inf
-        motion = self._motion_at(q, target, mask, time, settings)
+            if not moving_on(previous, target.T_base_target):  # another target's watch
+                self._stopped_cycles = 0
+                self._blocked_time, self._blocked_error = 0.0, np.inf
+                self._progress.reset(time)
+                self.recovery.stop()  # the servo takes it
+            elif self.recovery.active and self.recovery.solve.goal is None:
+                self.recovery.stop()  # nothing to move to (a refusal): servo it again
+        values['servo_recovery'] = self.recovery.kind or 'none'
+        if self.recovery.active:
+            recovering = self.recovery.choose(target, mask, state, settings, notices, values)
+            if recovering is not None:
+                return recovering
+            notices.append(Notice('info', 'servo:resume', 'the recovery brought the arm to '
+                                  'an IK solution of the target; servoing again'))
+            values['servo_recovery'] = 'none'
+            self._progress.reset(time)
+            self.release_hold()
+        motion = self._motion_at(state.position, target, mask, time, settings)
         step, goal = motion.step, motion.goal
         values.update(damping=step.damping, velocity_scaling=step.velocity_scaling)
         reached = (step.position_error <= settings.position_tolerance
                    and step.orientation_error <= settings.orientation_tolerance)
-        stopped = float(np.abs(velocity).max(initial=0.0)) < STALL_SPEED
+        stuck = self._stuck(motion, moved, reached, time, settings)
+        if stuck and not motion.reach_reason:
+            kind, why = stuck_reason(step, settings, motion.stopping_contact is not None)
+            self.recovery.start(kind, why, step, notices)
+            recovering = self.recovery.choose(target, mask, state, settings, notices, values)
+            if recovering is not None:
+                values['servo_recovery'] = kind
+                return recovering
+            self._progress.reset(time)
+        stopped = float(np.abs(state.velocity).max(initial=0.0)) < STALL_SPEED
         self._stopped_cycles = self._stopped_cycles + 1 if stopped and not reached else 0
         stalled = self._stopped_cycles * dt > STALL_SECONDS
         if motion.reach_reason:
@@ -129,6 +167,22 @@ class ServoGoals:
         if step.at_position_limit:
             return GoalChoice('WARN', 'moving along a joint limit', goal)
         return GoalChoice('OK', 'tracking the target', goal)
+
+    def _stuck(self, motion: ServoMotion, moved: bool, reached: bool, time: float,
+               settings: Settings) -> bool:
+        """
+        Return whether the servo is stuck short of the target and can recover.
+
+        ``moved``: the target is not where it was last cycle.
+        """
+        if reached or not self.arm.reaches_every_task_direction:
+            self._progress.reset(time)
+            return False
+        step = motion.step
+        error = float(np.hypot(step.position_error,
+                               settings.orientation_weight * step.orientation_error))
+        asked_rate = step.velocity_scaling * float(np.linalg.norm(step.task_twist))
+        return self._progress.stuck(error, motion.realized, asked_rate, time, moved)
 
     def _stalled(self, step: ServoStep, goal: Goal, notices: List[Notice]) -> GoalChoice:
         """Return why a servo that stayed still short of the target stopped."""
@@ -174,7 +228,8 @@ class ServoGoals:
             q, step.velocity, step.task_jacobian, step.damping, options.velocity_limits,
             settings)
         speed_fraction = float(np.max(np.abs(velocity) / options.velocity_limits, initial=0.0))
-        return ServoMotion(step, Goal(q + velocity / settings.gain, speed_fraction), stopping,
+        return ServoMotion(step, Goal(q + velocity / settings.gain, speed_fraction),
+                           step.realized_fraction(velocity), stopping,
                            self.arm.solver.out_of_reach_reason(target.T_base_target,
                                                                step.position_error),
                            q.copy())

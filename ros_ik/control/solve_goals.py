@@ -58,6 +58,7 @@ IK_BUDGET_SHARE = 0.5
 # When every straight motion is blocked, detours to this many of the nearest blocked
 # solutions are tried (ros_ik.control.detours), within solve_time_budget per cycle.
 DETOUR_GOALS = 3
+LOCAL_ATTEMPTS = 2  # solves of a target restarting near the seed (given a local_spread)
 
 
 def same_solution(a: np.ndarray, b: np.ndarray) -> bool:
@@ -73,9 +74,17 @@ def short_way(q_goal: np.ndarray, q_from: np.ndarray, is_continuous: np.ndarray)
 class SolveGoals:
     """The solve-mode goal of the current target (see the module docstring)."""
 
-    def __init__(self, arm: ControlledArm, stepper: MotionStepper) -> None:
-        """Keep the arm and the motion step (generator, collision guard, checked goal)."""
+    def __init__(self, arm: ControlledArm, stepper: MotionStepper,
+                 local_spread: Optional[float] = None) -> None:
+        """
+        Keep the arm and the motion step (generator, collision guard, checked goal).
+
+        ``local_spread`` (rad or m; None: none): the first ``LOCAL_ATTEMPTS`` solves of a
+        target restart within that distance of the seed (``IkOptions.restart_spread``), so
+        a solution near the commanded joints is found before any far one.
+        """
         self.arm, self.stepper = arm, stepper
+        self._local_spread = local_spread
         self._sequence = -1  # the target solved for
         self._attempts = 0
         self._goal_q: Optional[np.ndarray] = None
@@ -135,6 +144,15 @@ class SolveGoals:
             message = f'IK failed ({self._reason}); braking, retrying next cycle'
         return GoalChoice('ERROR', message, HOLD)
 
+    def forget(self) -> None:
+        """Solve the next target anew, even one solved before (a servo recovering)."""
+        self._sequence = -1
+
+    @property
+    def goal(self) -> Optional[np.ndarray]:
+        """Return the solution the arm moves to (None: none yet, or a detour's via first)."""
+        return self._goal_q if self._final_goal is None else None
+
     def reached(self, state: MotionState) -> bool:
         """Return whether the commanded motion rests at the current target's solution."""
         return self._final_goal is None and self._at_rest_at(state, self._goal_q)
@@ -186,7 +204,9 @@ class SolveGoals:
                           orientation_weight=settings.orientation_weight,
                           time_budget=ik_share * settings.solve_time_budget,
                           solution_choice='closest', damping=damping_schedule(settings),
-                          random_seed=self._attempts)
+                          random_seed=self._attempts,
+                          restart_spread=(self._local_spread if self._attempts < LOCAL_ATTEMPTS
+                                          else None))
         result = arm.solver.solve(target.T_base_target, state.position, options)
         self._attempts += 1
         self._reason = result.reason

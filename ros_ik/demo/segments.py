@@ -15,17 +15,18 @@
 """
 The demo's scripted targets and its offline damped-vs-undamped replay (core: no ROS imports).
 
-Targets are derived from the arm itself, so any URDF works: poses near the home pose, one
-sent in the ``world`` frame and one in a ``camera`` frame (the arm's base is mounted in
-``world``, the camera looks down on it: :data:`FRAMES`, published as static transforms), a
-near-singular configuration found near them (the "stretch", sigma_min a quarter of the
-damping threshold), a point twice the arm's reach away (unreachable), a position-only goal,
-a jog: a constant twist driving the tool straight through a singular configuration, a
-table put under the tool (a run-time scene) with a jog down onto it and a target under it,
-and a square the tool draws as a Cartesian path (the ``~/follow_path`` action).
+Targets are derived from the arm itself, so any URDF works, in this order: poses near the
+home pose, one sent in the ``world`` frame and one in a ``camera`` frame (the arm's base is
+mounted in ``world``, the camera looks down on it: :data:`FRAMES`, published as static
+transforms), a square the tool draws as a Cartesian path (the ``~/follow_path`` action), a
+position-only goal, a table put under the tool (a run-time scene) with a jog down onto it
+and a target under it, back to pose A, a near-singular configuration found near it (the
+"stretch", sigma_min a quarter of the damping threshold) and a pose the servo must leave it
+for, a point twice the arm's reach away (unreachable), and a jog: a constant twist driving
+the tool straight through a singular configuration.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
@@ -138,24 +139,27 @@ def plan_segments(kinematics: ChainKinematics, home: np.ndarray,
     T_far[:3, 3] = solver.reach_origin + 2.0 * solver.reach * direction / np.linalg.norm(
         direction)
     q_world = clipped_inside_limits(kinematics, home + 0.2 * alternating)
+    # Local motions first, from the postures the servo reaches near home: the square (from A
+    # and back), the position-only goal and the table put under it; then back to A (the
+    # table cleared), the stretch near A, leaving it, and the rest.
     segments = [
         Segment('reach pose A', kinematics.tip_pose(q_a), False, True),
         Segment('pose W sent in world', kinematics.tip_pose(q_world), False, True,
                 frame='world'),
-        # back to A, so that the stretch (a local servo motion) starts where it always did
         Segment('pose A sent in camera', kinematics.tip_pose(q_a), False, True,
                 frame='camera'),
-        Segment('stretch to near-singular', kinematics.tip_pose(q_stretch), False, True),
-        Segment('leave it for pose B', kinematics.tip_pose(q_b), False, True),
-        square_segment(kinematics.tip_pose(q_b), solver),
-        Segment('unreachable (2x reach)', T_far, False, False),
+        square_segment(kinematics.tip_pose(q_a), solver),
         Segment('position-only goal', kinematics.tip_pose(q_c), True, True),
     ]
-    jogs = jog_segments(kinematics, solver, q_c, task_rows, seed)
     table = table_segments(segments[-1].T_base_target, task_rows)
-    if table and jogs:  # the table goes before the jog starts
-        jogs[0] = replace(jogs[0], scene=EMPTY_SCENE)
-    return segments + table + jogs
+    away = [
+        Segment('back to pose A', kinematics.tip_pose(q_a), False, True,
+                scene=EMPTY_SCENE if table else ''),
+        Segment('stretch to near-singular', kinematics.tip_pose(q_stretch), False, True),
+        Segment('leave it for pose B', kinematics.tip_pose(q_b), False, True),
+        Segment('unreachable (2x reach)', T_far, False, False),
+    ]
+    return segments + table + away + jog_segments(kinematics, solver, q_c, task_rows, seed)
 
 
 def square_segment(T_base_tool: np.ndarray, solver: IkSolver) -> Segment:
@@ -166,13 +170,13 @@ def square_segment(T_base_tool: np.ndarray, solver: IkSolver) -> Segment:
     side ``SQUARE_SIDE`` m (at most 0.15 of the reach, for small arms).
     """
     side = min(SQUARE_SIDE, 0.15 * solver.reach)
-    inward = solver.reach_origin[:2] - T_base_tool[:2, 3]
-    inward = inward / max(np.linalg.norm(inward), 1e-9)
-    across = np.array([-inward[1], inward[0]])
+    outward = T_base_tool[:2, 3] - solver.reach_origin[:2]
+    outward = outward / max(np.linalg.norm(outward), 1e-9)
+    across = np.array([-outward[1], outward[0]])
     corners = []
     for a, b in ((0, 0), (1, 0), (1, 1), (0, 1), (0, 0)):
         T = T_base_tool.copy()
-        T[:2, 3] += side * (a * inward + b * across)
+        T[:2, 3] += side * (a * outward + b * across)
         corners.append(T)
     return Segment('draw a square (path)', T_base_tool, False, True, path=tuple(corners),
                    path_speed=SQUARE_SPEED)

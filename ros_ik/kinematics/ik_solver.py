@@ -67,6 +67,8 @@ class IkOptions:
     ``max_step`` caps the trust radius (rad or m per joint and iteration). An attempt ends
     after ``max_iterations_per_attempt`` iterations or after ``stall_iterations`` without a
     1 % cost decrease; ``max_attempts`` (None: only the time budget) bounds the attempts.
+    ``restart_spread`` (rad or m; None: each whole range) draws the restarts within that
+    distance of the seed (each joint, inside its range): a search for solutions near it.
     """
 
     position_tolerance: float = 1e-6
@@ -83,6 +85,7 @@ class IkOptions:
     max_attempts: Optional[int] = None
     solution_choice: str = 'first'
     random_seed: int = 0
+    restart_spread: Optional[float] = None
 
     def __post_init__(self) -> None:
         """Reject settings that cannot work, naming the field."""
@@ -91,6 +94,8 @@ class IkOptions:
         if self.solution_choice not in SOLUTION_CHOICES:
             raise ValueError(f'solution_choice must be one of {SOLUTION_CHOICES}, '
                              f'got "{self.solution_choice}"')
+        if self.restart_spread is not None and not self.restart_spread > 0.0:
+            raise ValueError(f'restart_spread must be > 0 or None, got {self.restart_spread}')
         for name in ('position_tolerance', 'orientation_tolerance', 'orientation_weight',
                      'max_step', 'time_budget', 'damping_error_scale'):
             if not getattr(self, name) > 0.0:
@@ -173,6 +178,7 @@ class IkSolver:
         best = np.full(n + OUTCOME_COLUMNS, np.inf)  # the lowest-cost unconverged outcome
         solutions: List[np.ndarray] = []
         stop_at_first = options.solution_choice == 'first'
+        chain_arrays = self._restarts_around(q_seed, options.restart_spread)
         iterations = attempts = 0
         while True:
             chunk_attempts = CHUNK_ATTEMPTS if options.max_attempts is None else min(
@@ -181,7 +187,7 @@ class IkSolver:
             chunk = (attempts, chunk_attempts, CHUNK_ITERATIONS, int(stop_at_first),
                      options.random_seed)
             used_attempts, used_iterations, found = search(
-                q_seed, self._chain_arrays, target, settings, chunk, found_outcomes, best)
+                q_seed, chain_arrays, target, settings, chunk, found_outcomes, best)
             attempts += used_attempts
             iterations += used_iterations
             solutions.extend(found_outcomes[:found])
@@ -202,6 +208,20 @@ class IkSolver:
                         time=time.perf_counter() - start, reason=reason,
                         solutions=tuple(self.limits.wrap_continuous(row[:n].copy())
                                         for row in ordered))
+
+    def _restarts_around(self, q_seed: np.ndarray, spread: Optional[float]) -> tuple:
+        """
+        Return the chain arrays of a search; restarts within ``spread`` of ``q_seed`` if set.
+
+        The box ``[c - spread, c + spread]`` with ``c`` the seed inside the sampling bounds
+        (continuous joints wrapped into -pi..pi), intersected with those bounds.
+        """
+        if spread is None:
+            return self._chain_arrays
+        centre = np.clip(self.limits.wrap_continuous(q_seed.copy()), self._sample_lower,
+                         self._sample_upper)
+        return self._chain_arrays[:6] + (np.maximum(self._sample_lower, centre - spread),
+                                         np.minimum(self._sample_upper, centre + spread))
 
     def _compiled_options(self, options: IkOptions) -> Tuple[np.ndarray, np.ndarray,
                                                              np.ndarray]:

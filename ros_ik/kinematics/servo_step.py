@@ -87,6 +87,26 @@ class ServoStep:
     velocity_scaling: float
     at_position_limit: bool
     task_jacobian: np.ndarray  # (m, n): TwistMotion.task_jacobian
+    # (m,): the weighted twist W v of step 3 on the task rows (m/s; rad/s times
+    # orientation_weight), the motion the step was asked for
+    task_twist: np.ndarray
+
+    def realized_fraction(self, velocity: np.ndarray) -> float:
+        """
+        Return how much of the asked twist the joint velocity ``velocity`` (n,) realizes.
+
+        ``<J qdot, W v> / (c |W v|^2)`` with ``J`` the weighted task Jacobian, ``W v`` the
+        asked twist and ``c`` the uniform speed scaling of step 6 (so a step slowed only by
+        the joints' speed limits counts as realized): 1 when the tool moves as asked, near
+        0 when the asked twist lies in the Jacobian's near-null directions (a singular
+        configuration), when joints held at a bound cannot give it, or when the velocity
+        damper stops the motion; 1 for no asked twist (nothing to realize).
+        """
+        asked = float(self.task_twist @ self.task_twist)
+        if asked == 0.0 or self.velocity_scaling <= 0.0:
+            return 1.0
+        realized = float((self.task_jacobian @ velocity) @ self.task_twist)
+        return realized / (self.velocity_scaling * asked)
 
 
 @dataclass(frozen=True)
@@ -121,7 +141,7 @@ class ServoController:
         """Return the joint velocity (n,) at ``q`` (n,) toward ``T_base_target``: one kernel."""
         rows, kept, weights = _task_rows(options.mask, options.orientation_weight)
         kinematics, limits, damping = self.kinematics, self.limits, options.damping
-        (velocity, J_task, position_error, orientation_error, sigma_min, lam,
+        (velocity, J_task, twist, position_error, orientation_error, sigma_min, lam,
          velocity_scaling, held) = servo_motion(
             np.ascontiguousarray(q, dtype=float),
             np.ascontiguousarray(T_base_target, dtype=float), kinematics.A,
@@ -130,10 +150,12 @@ class ServoController:
             limits.upper, limits.wraps_in_range, self._avoids_limits,
             self._velocity_limits(options), float(damping.singular_value_threshold),
             float(damping.max_damping), self._workspace)
+        task_twist = (weights * twist)[rows]
         return ServoStep(velocity=velocity, position_error=position_error,
                          orientation_error=orientation_error, sigma_min=sigma_min,
                          damping=lam, velocity_scaling=velocity_scaling,
-                         at_position_limit=held, task_jacobian=J_task)
+                         at_position_limit=held, task_jacobian=J_task,
+                         task_twist=task_twist)
 
     def jog(self, q: np.ndarray, twist: np.ndarray, options: ServoOptions) -> 'TwistMotion':
         """
@@ -199,11 +221,13 @@ def servo_motion(q: np.ndarray, T_base_target: np.ndarray, A: np.ndarray, prisma
                  lower: np.ndarray, upper: np.ndarray, wraps: np.ndarray,
                  avoids_limits: np.ndarray, velocity_limits: np.ndarray,
                  singular_value_threshold: float, max_damping: float, work: DlsWorkspace
-                 ) -> Tuple[np.ndarray, np.ndarray, float, float, float, float, float, bool]:
+                 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, float, float, float, float, float,
+                            bool]:
     """
     Return one servo step at ``q`` (n,), steps 1-6 of the module docstring in one call.
 
-    Returns ``(qdot, J_task, |e_p|, |e_o|, sigma_min, lam, scaling, held)``: the tip pose
+    Returns ``(qdot, J_task, twist, |e_p|, |e_o|, sigma_min, lam, scaling, held)``
+    (``twist`` (6,): the unweighted twist of step 2): the tip pose
     and geometric Jacobian (6, n) from the chain's aligned frames ``A``, ``prismatic``,
     ``G_tip`` (:func:`tip_pose_and_jacobian_into`), the twist (:func:`servo_twist_into`),
     then the task rows ``rows`` weighted by ``weights`` (6,) through
@@ -222,8 +246,8 @@ def servo_motion(q: np.ndarray, T_base_target: np.ndarray, A: np.ndarray, prisma
         J, twist, rows, weights, q, lower, upper, wraps, avoids_limits, velocity_limits,
         singular_value_threshold, max_damping, min(1.0, (error_norm / ERROR_DAMPING_SCALE) ** 2),
         work)
-    return (velocity, J_task, position_error, orientation_error, sigma_min, damping, scaling,
-            held)
+    return (velocity, J_task, twist, position_error, orientation_error, sigma_min, damping,
+            scaling, held)
 
 
 @numba.njit(cache=True, nogil=True)

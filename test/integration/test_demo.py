@@ -42,15 +42,18 @@ def skip_if_faulted_by_a_stall(output: str) -> None:
         pytest.skip(reason)
 
 
-@pytest.mark.parametrize('arm, segments', [('ur5', 11), ('so101', 7)])
+@pytest.mark.parametrize('arm, segments', [('ur5', 12), ('panda', 10), ('so101', 8),
+                                           ('planar_2link', 8)])
 def test_demo_reaches_reachable_targets_within_speed_limits(tmp_path, ros_domain_id, arm,
                                                             segments):
     """
-    Run the demo on an arm: its table, no fault of the strict arm, the plot.
+    Run the demo on every bundled arm: its table, no fault of the strict arm, the plot.
 
-    The UR5 (the default) adds the jog segments and a table: a jog down onto it stops, a
-    target under it is refused naming the table; the 5-joint arm runs on its position axes.
-    Both send a pose in ``world`` and one in ``camera`` (through TF), reached.
+    The full-pose arms add a table: a jog down onto it stops, a target under it is refused
+    naming the table; the UR5 (the default) adds the jog through a singular pose; the
+    5-joint arm runs on its position axes, the planar arm on x and y. Each sends a pose in
+    ``world`` and one in ``camera`` (through TF), reached; each servos out of the stretch
+    near a singular configuration to pose B.
     """
     completed = subprocess.run(
         [executable('ros_ik_demo'), '--headless', '--arm', arm, '--output', str(tmp_path)],
@@ -62,7 +65,8 @@ def test_demo_reaches_reachable_targets_within_speed_limits(tmp_path, ros_domain
     assert completed.returncode == 0, output + completed.stderr
     rows = {line[:28].strip(): line[28:].split() for line in output.splitlines()
             if line[:28].strip() in ('reach pose A', 'pose W sent in world',
-                                     'pose A sent in camera', 'stretch to near-singular',
+                                     'pose A sent in camera', 'back to pose A',
+                                     'stretch to near-singular',
                                      'leave it for pose B', 'unreachable (2x reach)',
                                      'position-only goal', 'to the jog start',
                                      'jog through singular', 'jog onto the table',
