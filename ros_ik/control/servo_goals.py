@@ -120,8 +120,8 @@ class ServoGoals:
                 self._blocked_time, self._blocked_error = 0.0, np.inf
                 self._progress.reset(time)
                 self.recovery.stop()  # the servo takes it
-            elif self.recovery.active and self.recovery.solve.goal is None:
-                self.recovery.stop()  # nothing to move to (a refusal): servo it again
+            elif moved and self.recovery.active and self.recovery.solve.goal is None:
+                self.recovery.stop()  # moved on after a refusal: servo it again
         values['servo_recovery'] = self.recovery.kind or 'none'
         if self.recovery.active:
             recovering = self.recovery.choose(target, mask, state, settings, notices, values)
