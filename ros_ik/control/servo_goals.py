@@ -92,6 +92,7 @@ class ServoGoals:
         self.recovery = recovery
         self._progress = ProgressWatch()
         self._last_target: Optional[np.ndarray] = None  # T_base_target of the last cycle
+        self._last_time = -np.inf  # command time (s) of the last cycle that asked the servo
         self._sequence = -1  # the target the watch below counts for
         self._stopped_cycles = 0
         self._blocked_time, self._blocked_error = 0.0, np.inf  # held by a collision
@@ -113,6 +114,9 @@ class ServoGoals:
         """
         previous, self._last_target = self._last_target, target.T_base_target
         moved = not np.array_equal(target.T_base_target, previous)
+        if time - self._last_time > 2.0 * max(dt, 1.0 / settings.update_rate):  # not asked
+            self._progress.reset(time)
+        self._last_time = time
         if target.sequence != self._sequence:
             self._sequence = target.sequence
             if not moving_on(previous, target.T_base_target):  # another target's watch

@@ -46,10 +46,11 @@ checks). It is an *escape* when the step's smallest singular value is under
 ``singular_value_threshold`` (a singular configuration), else a *fallback* (a joint limit,
 the velocity damper, a local minimum). Servoing resumes once the commanded joints are
 within ``RESUME_DISTANCE`` of the solution (each joint, rad or m) or rest there; a target
-that moves on (each new pose within ``FOLLOW_STEP`` of the last: :func:`moving_on`) is
-solved anew each time it changes, so it is followed throughout and servoed again once the
-arm is there; another target ends the recovery (the servo takes it). Where IK finds no solution or every motion
-collides, the solve's refusal is the servo's (ERROR) until a new target comes.
+that moves on (each new message within ``FOLLOW_STEP`` of the last: :func:`moving_on`) is
+solved anew for each message, so it is followed throughout and servoed again once the arm
+is there; another target ends the recovery (the servo takes it). Where IK finds no
+solution or every motion collides, the solve's refusal is the servo's (ERROR) until the
+target moves or another comes.
 """
 
 from typing import Dict, List, Optional, Tuple

@@ -32,7 +32,7 @@ from ros_ik.demo.segments import JOG_LEAD, jog_segments, plan_segments
 from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS
 from ros_ik.kinematics.manipulability import manipulability, task_jacobian
 from ros_ik.kinematics.servo_step import ServoOptions
-from ros_ik.kinematics.transforms import matrix_to_quaternion
+from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error
 from ros_ik_testing.reach_loop import (bundled_controller, random_configurations, reach,
                                        ReachRun, SINGULAR_STARTS)
 
@@ -283,3 +283,31 @@ def test_a_recovery_goes_on_for_a_target_moving_on_and_ends_for_another_target()
     T_away = controller.arm.kinematics.tip_pose(np.array(BUNDLED_ARMS['ur5'].home))
     assert cycle_at(T_away) == 'none'
     assert not controller.status.message.startswith('servo ')
+
+
+def test_a_brake_for_stale_joint_states_does_not_count_as_the_servo_making_no_progress():
+    """
+    Check the watch counts only cycles the servo was asked: a moving target, a 0.6 s outage.
+
+    The UR5 tracks a target moving at 0.1 m/s; its joint states stop for 0.6 s (over
+    ``joint_state_timeout``: the stream brakes to rest and holds) and come back. The servo
+    then catches up again as a servo: no recovery, and it reaches the target where it stops.
+    """
+    controller = bundled_controller('ur5', mode='servo')
+    names = controller.arm.chain.joint_names
+    q = np.array(BUNDLED_ARMS['ur5'].home)
+    T_start = controller.arm.kinematics.tip_pose(q)
+    kinds = set()
+    for index in range(600):
+        now = index * PERIOD
+        T_target = T_start.copy()
+        T_target[0, 3] += 0.1 * min(now, 4.0)
+        controller.set_target('base_link', T_target[:3, 3],
+                              matrix_to_quaternion(T_target[:3, :3]), 'pose', now)
+        if not 2.0 <= now < 2.6:  # the outage: no joint states
+            controller.update_joint_state(names, q, now)
+        q = controller.cycle(now).command.q
+        kinds.add(controller.status.values.get('servo_recovery', 'none'))  # none: braking
+    assert kinds == {'none'}
+    e_p, _ = pose_error(T_target, controller.arm.kinematics.tip_pose(q))
+    assert np.linalg.norm(e_p) < 1e-3
