@@ -93,9 +93,9 @@ class ReachRun:
 
 
 def bundled_controller(arm_name: str, **settings: object) -> IkController:
-    """Return the controller of a bundled arm in its recommended task axes."""
-    chain = load_bundled_chain(arm_name)
-    return controller_of(chain, axes_text(BUNDLED_ARMS[arm_name].task_rows),
+    """Return the controller of a bundled arm (task axes: its recommended ones unless given)."""
+    task_axes = str(settings.pop('task_axes', axes_text(BUNDLED_ARMS[arm_name].task_rows)))
+    return controller_of(load_bundled_chain(arm_name), task_axes,
                          joint_limits_file=bundled_joint_limits_path(arm_name), **settings)
 
 

@@ -36,27 +36,16 @@ from ros_ik.control.controller import IkController
 from ros_ik.control.cycle_measures import MEASURE_PERIOD
 from ros_ik.control.cycle_types import Command
 from ros_ik.control.parameters import Settings
-from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_path,
-                                            bundled_urdf_path, load_bundled_chain,
-                                            srdf_beside)
+from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, bundled_urdf_path, srdf_beside
 from ros_ik.kinematics.ik_solver import IkResult
 from ros_ik.kinematics.joint_limits import speed_scale
-from ros_ik.kinematics.task_space import axes_text
 from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_string
 from ros_ik.trajectory.stream_check import stream_peaks
+from ros_ik_testing.reach_loop import bundled_controller
 
 UR5_HOME = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
 UR5_GOAL = np.array([0.4, -1.2, 1.3, -1.7, -1.3, 0.5])
-
-
-def controller_for(arm_name: str, **settings) -> IkController:
-    """Return a controller of a bundled arm with the given parameter values."""
-    chain = load_bundled_chain(arm_name)
-    axes = settings.pop('task_axes', axes_text(BUNDLED_ARMS[arm_name].task_rows))
-    values = {'base_link': chain.base_link, 'tip_link': chain.tip_link, 'task_axes': axes,
-              'joint_limits_file': bundled_joint_limits_path(arm_name), **settings}
-    return IkController(ControlledArm.from_chain(chain, axes), Settings.from_values(values))
 
 
 def pose_of(T: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -114,7 +103,7 @@ def assert_commands_within_limits(controller: IkController, commands: List[Comma
 @pytest.mark.parametrize('mode', ['servo', 'solve'])
 def test_reaches_a_pose_target_within_the_limits(mode):
     """Check both modes reach a UR5 target, every command within the limits."""
-    controller = controller_for('ur5', mode=mode)
+    controller = bundled_controller('ur5', mode=mode)
     T_base_target = controller.arm.kinematics.tip_pose(UR5_GOAL)
     assert controller.set_target('base_link', *pose_of(T_base_target), 'pose') == []
     q, commands = run_loop(controller, UR5_HOME, 6.0)
@@ -129,7 +118,7 @@ def test_reaches_a_pose_target_within_the_limits(mode):
 
 def test_waits_for_joint_states_then_brakes_and_holds_when_they_are_stale():
     """Check no command before joint states; stale ones: ERROR, brake to rest, hold."""
-    controller = controller_for('ur5', joint_state_timeout=0.3)
+    controller = bundled_controller('ur5', joint_state_timeout=0.3)
     T_base_target = controller.arm.kinematics.tip_pose(UR5_GOAL)
     controller.set_target('', *pose_of(T_base_target), 'pose')
     result = controller.cycle(0.0)
@@ -155,7 +144,7 @@ def test_waits_for_joint_states_then_brakes_and_holds_when_they_are_stale():
 
 def test_planar_arm_manipulability_is_three_and_no_target_is_ok():
     """Check w = L1 L2 sin(theta2) = 3 at theta2 = 90 deg, status OK without a target."""
-    controller = controller_for('planar_2link')
+    controller = bundled_controller('planar_2link')
     controller.update_joint_state(('shoulder', 'elbow'), (0.3, math.pi / 2), 0.0)
     result = controller.cycle(0.0)
     assert result.manipulability == pytest.approx(3.0, abs=1e-12)
@@ -169,7 +158,7 @@ def test_a_cycle_without_measuring_keeps_the_last_manipulability_until_the_next_
 
     Planar 2-link arm (L1 = 2, L2 = 1.5): w = L1 L2 sin(theta2) is 3 at 90 deg, 1.5 at 30 deg.
     """
-    controller = controller_for('planar_2link')
+    controller = bundled_controller('planar_2link')
     joints = ('shoulder', 'elbow')
     controller.update_joint_state(joints, (0.3, math.pi / 2), 0.0)
     assert controller.cycle(0.0).manipulability == pytest.approx(3.0, abs=1e-12)
@@ -183,7 +172,7 @@ def test_a_cycle_without_measuring_keeps_the_last_manipulability_until_the_next_
 
 def test_bad_targets_are_refused_and_the_last_good_one_kept():
     """Check NaN, zero quaternions, unknown frames, ints' bits, 1e308 are refused by kind."""
-    controller = controller_for('ur5')
+    controller = bundled_controller('ur5')
     T_base_target = controller.arm.kinematics.tip_pose(UR5_GOAL)
     controller.set_target('base_link', *pose_of(T_base_target), 'pose')
     refusals = [
@@ -206,7 +195,7 @@ def test_bad_targets_are_refused_and_the_last_good_one_kept():
 
 def test_a_target_in_a_link_fixed_inside_the_chain_is_resolved_there():
     """Check a point given in panda_hand (a fixed link) is reached where FK puts it."""
-    controller = controller_for('panda', mode='solve')
+    controller = bundled_controller('panda', mode='solve')
     kinematics = controller.arm.kinematics
     home = np.array(BUNDLED_ARMS['panda'].home)
     offset = np.array([0.02, -0.03, 0.05])
@@ -220,7 +209,7 @@ def test_a_target_in_a_link_fixed_inside_the_chain_is_resolved_there():
 @pytest.mark.parametrize('mode', ['servo', 'solve'])
 def test_unreachable_target_is_an_error_and_the_arm_stays_at_rest(mode):
     """Check a target 3 m away: ERROR with the reason, commands hold the arm still."""
-    controller = controller_for('ur5', mode=mode)
+    controller = bundled_controller('ur5', mode=mode)
     far = np.eye(4)
     far[:3, 3] = [3.0, 0.0, 0.5]
     controller.set_target('', *pose_of(far), 'pose')
@@ -241,7 +230,7 @@ def test_a_new_target_after_an_unreachable_one_is_not_reported_as_stalled():
     reachable and must be tracked from its first cycle on, without a stall report ("target
     unreachable: stopped ...") while the motion starts from rest.
     """
-    controller = controller_for('ur5', mode='servo')
+    controller = bundled_controller('ur5', mode='servo')
     far = np.eye(4)
     far[:3, 3] = [3.0, 0.0, 0.5]
     controller.set_target('', *pose_of(far), 'pose')
@@ -263,7 +252,7 @@ def test_a_new_target_after_an_unreachable_one_is_not_reported_as_stalled():
 
 def test_joint_state_problems_come_back_as_notices():
     """Check missing, extra, NaN and mismatched joint states are reported by kind."""
-    controller = controller_for('ur5')
+    controller = bundled_controller('ur5')
     names = controller.arm.chain.joint_names
     notices = controller.update_joint_state(list(names[:3]) + ['gripper'], [0.0] * 4, 0.0)
     assert [(n.level, n.key) for n in notices] == [('warn', 'joint_states:absent'),
@@ -278,7 +267,7 @@ def test_joint_state_problems_come_back_as_notices():
 
 def test_new_settings_take_effect_on_the_next_cycle():
     """Check a lower velocity_scale caps the next commands."""
-    controller = controller_for('ur5')
+    controller = bundled_controller('ur5')
     controller.set_target('', *pose_of(controller.arm.kinematics.tip_pose(UR5_GOAL)), 'pose')
     controller.settings = controller.settings.updated({'velocity_scale': 0.1})
     _, commands = run_loop(controller, UR5_HOME, 0.5)
@@ -295,7 +284,7 @@ def test_uneven_cycles_and_late_joint_states_keep_every_limit(mode):
     The stream steps by the measured time, so its limits hold over the command stamps; the
     late joint states match older commands, so the arm is not taken to lag.
     """
-    controller = controller_for('panda', mode=mode)
+    controller = bundled_controller('panda', mode=mode)
     home = np.array(BUNDLED_ARMS['panda'].home)
     goal = home + np.array([0.5, 0.3, -0.4, 0.4, 0.5, -0.3, 0.6])
     T_base_target = controller.arm.kinematics.tip_pose(goal)
@@ -309,7 +298,7 @@ def test_uneven_cycles_and_late_joint_states_keep_every_limit(mode):
 
 def test_a_joint_measured_past_its_limit_is_brought_inside_smoothly():
     """Check an encoder 3 mrad past the UR5 elbow limit: commands move it in, then on."""
-    controller = controller_for('ur5', mode='solve')
+    controller = bundled_controller('ur5', mode='solve')
     chain = controller.arm.chain
     start = UR5_HOME.copy()
     start[2] = chain.upper[2] + 0.003
@@ -351,7 +340,7 @@ def test_a_continuous_joint_takes_the_short_way_round(mode):
 
 def test_a_failed_solve_is_retried_on_the_next_cycles():
     """Check solve mode: the first two solves fail (a busy CPU), the third is used."""
-    controller = controller_for('ur5', mode='solve')
+    controller = bundled_controller('ur5', mode='solve')
     solver = controller.arm.solver
     real_solve, calls = solver.solve, []
 
@@ -376,7 +365,7 @@ def test_a_failed_solve_is_retried_on_the_next_cycles():
 @pytest.mark.parametrize('mode', ['servo', 'solve'])
 def test_huge_and_non_finite_targets_never_reach_the_commands(mode):
     """Check 1e308 and NaN targets are refused and the previous motion goes on, finite."""
-    controller = controller_for('ur5', mode=mode)
+    controller = bundled_controller('ur5', mode=mode)
     T_base_target = controller.arm.kinematics.tip_pose(UR5_GOAL)
     controller.set_target('', *pose_of(T_base_target), 'pose')
     _, first = run_loop(controller, UR5_HOME, 0.3)
@@ -392,7 +381,7 @@ def test_huge_and_non_finite_targets_never_reach_the_commands(mode):
 
 def test_an_arm_that_stops_following_is_braked_for_then_taken_where_it_is():
     """Check a faulted arm: brake, wait, restart at the measured joints, reach the goal."""
-    controller = controller_for('ur5', joint_state_timeout=0.3)
+    controller = bundled_controller('ur5', joint_state_timeout=0.3)
     names = controller.arm.chain.joint_names
     T_base_target = controller.arm.kinematics.tip_pose(UR5_GOAL)
     controller.set_target('', *pose_of(T_base_target), 'pose')
@@ -419,7 +408,7 @@ def test_an_arm_that_stops_following_is_braked_for_then_taken_where_it_is():
 
 def test_a_dragged_target_streamed_at_50_hz_is_tracked_by_preemption():
     """Check solve mode under a target moving 0.1 m along a line at 50 Hz: smooth, reached."""
-    controller = controller_for('panda')
+    controller = bundled_controller('panda')
     names = controller.arm.chain.joint_names
     home = np.array(BUNDLED_ARMS['panda'].home)
     T_start = controller.arm.kinematics.tip_pose(home)
@@ -448,7 +437,7 @@ def test_a_stalled_control_loop_continues_from_the_held_command_without_fast_for
     The arm's controller held the last command: the stream continues at rest from it, its
     first stamp within a period of the clock, and both parts stay within every limit.
     """
-    controller = controller_for('ur5')
+    controller = bundled_controller('ur5')
     T_base_target = controller.arm.kinematics.tip_pose(UR5_GOAL)
     controller.set_target('', *pose_of(T_base_target), 'pose')
     q, before = run_loop(controller, UR5_HOME, 0.5)
@@ -487,7 +476,7 @@ def panda_servo_toward(offset: List[float], monkeypatch, **settings
     Also the list to which each servo step computed appends its (q, T_base_target), and
     the home joints.
     """
-    controller = controller_for('panda', mode='servo', **settings)
+    controller = bundled_controller('panda', mode='servo', **settings)
     controller.set_collision_guard(bundled_guard(controller, 'panda'))
     computed: List[tuple] = []
     servo_step = controller.arm.servo.step
@@ -515,7 +504,7 @@ def test_a_refusal_names_the_obstacle_the_nearest_solution_ends_in(monkeypatch):
     around the tip's midway pose. The last motion checked meets the wall first (a time
     budget long enough for both checks).
     """
-    controller = controller_for('ur5', mode='solve', solve_time_budget=1.0)
+    controller = bundled_controller('ur5', mode='solve', solve_time_budget=1.0)
     in_crate, beyond_wall = UR5_GOAL, UR5_HOME + np.array([2.0, 0, 0, 0, 0, 0])
     scene = ('objects:\n' + box_at_tip(controller, 'crate', in_crate)
              + box_at_tip(controller, 'wall', (UR5_HOME + beyond_wall) / 2))
@@ -575,7 +564,7 @@ def test_an_arm_at_rest_has_the_damper_pairs_measured_before_the_next_input(
     lazy damper's rounds): in servo mode, and in solve mode for a jog (which goes through
     the damper too).
     """
-    controller = controller_for('panda', mode=mode, update_rate=1000.0)
+    controller = bundled_controller('panda', mode=mode, update_rate=1000.0)
     guard = bundled_guard(controller, 'panda')
     controller.set_collision_guard(guard)
     home = np.array(BUNDLED_ARMS['panda'].home)
@@ -626,7 +615,7 @@ def test_the_prepared_damper_gives_the_lazy_dampers_velocity():
     task Jacobians: one guard prepared at the joints, another not (the lazy rounds) give
     the same velocity and the same stopping pair; the prepared rows bind in some cases.
     """
-    controller = controller_for('panda')
+    controller = bundled_controller('panda')
     settings = controller.settings
     checker = CollisionChecker(bundled_model(controller, 'panda', (
         'objects: [{name: table, type: box, size: [1.0, 1.0, 0.1], '
@@ -658,7 +647,7 @@ def test_the_damper_is_prepared_again_only_where_the_checker_forgot(monkeypatch)
     Once the checker walks other joints (a step check, the diagnostics), the next call at
     the rest joints measures them again; so does another slow-down distance.
     """
-    controller = controller_for('panda')
+    controller = bundled_controller('panda')
     guard = bundled_guard(controller, 'panda')
     checker, settings = guard.checker, controller.settings
     q = np.array(BUNDLED_ARMS['panda'].home)
@@ -734,7 +723,7 @@ def test_a_five_joint_arm_in_its_recommended_axes_reaches_reachable_targets_ok(m
     follows the straight line and can end at a joint limit), given targets within
     ``spread`` rad of home.
     """
-    controller = controller_for('so101', mode=mode)
+    controller = bundled_controller('so101', mode=mode)
     chain = controller.arm.chain
     assert controller.arm.reachability_note() == ''
     home = np.array(BUNDLED_ARMS['so101'].home)
@@ -758,7 +747,7 @@ def test_a_five_joint_arm_in_its_recommended_axes_reaches_reachable_targets_ok(m
 @pytest.mark.parametrize('mode', ['servo', 'solve'])
 def test_a_pose_off_a_five_joint_arm_is_taken_to_the_closest_pose(mode):
     """A full pose the arm cannot take: WARN (not ERROR), rest at a least-squares minimum."""
-    controller = controller_for('so101', mode=mode, task_axes='x y z rx ry rz')
+    controller = bundled_controller('so101', mode=mode, task_axes='x y z rx ry rz')
     arm = controller.arm
     assert arm.task_rank == 5 and 'task_axes:="x y z"' in arm.reachability_note()
     home = np.array(BUNDLED_ARMS['so101'].home)
@@ -788,7 +777,7 @@ def test_an_arm_that_lags_but_closes_in_is_waited_for_without_a_jump():
     command for longer than ``joint_state_timeout``. Taking it where it is would jump the
     commands back; waiting keeps the whole stream within every limit.
     """
-    controller = controller_for('ur5', joint_state_timeout=0.3)
+    controller = bundled_controller('ur5', joint_state_timeout=0.3)
     names = controller.arm.chain.joint_names
     T_base_target = controller.arm.kinematics.tip_pose(UR5_GOAL)
     controller.set_target('', *pose_of(T_base_target), 'pose')

@@ -24,7 +24,8 @@ from ros_ik.control.controller import IkController
 from ros_ik.control.cycle_types import Command
 from ros_ik.node.messages import vector
 
-from test_controller import assert_commands_within_limits, controller_for, pose_of, run_loop
+from ros_ik_testing.reach_loop import bundled_controller
+from test_controller import assert_commands_within_limits, pose_of, run_loop
 
 UR5_START = np.array([0.3, -1.2, 1.4, -1.6, -1.3, 0.4])
 PERIOD = 0.01
@@ -48,7 +49,7 @@ def jog_loop(controller: IkController, q: np.ndarray, seconds: float, start: flo
 @pytest.mark.parametrize('frame', ['base_link', 'tool0', 'forearm_link', ''])
 def test_a_twist_moves_the_tool_along_it_in_its_frame(frame):
     """Check the tool's velocity (finite differences of FK) is R_base_frame v, in any frame."""
-    controller = controller_for('ur5')
+    controller = bundled_controller('ur5')
     kinematics = controller.arm.kinematics
     v = np.array([0.03, -0.02, 0.04])
     commands = jog_loop(controller, UR5_START, 1.5, 0.0,
@@ -67,7 +68,7 @@ def test_a_twist_moves_the_tool_along_it_in_its_frame(frame):
 
 def test_joint_jog_moves_the_named_joints_only_and_slides_to_a_limit():
     """Check a joint jog: named joints move at their speed, a joint at its limit stops."""
-    controller = controller_for('ur5')
+    controller = bundled_controller('ur5')
     chain = controller.arm.chain
     start = UR5_START.copy()
     start[2] = chain.upper[2] - 0.05
@@ -82,7 +83,7 @@ def test_joint_jog_moves_the_named_joints_only_and_slides_to_a_limit():
 
 def test_a_stream_that_stops_brings_the_arm_to_rest_within_the_limits():
     """Check jog_timeout: commands stop, the arm decelerates under the limits and rests."""
-    controller = controller_for('ur5', jog_timeout=0.1)
+    controller = bundled_controller('ur5', jog_timeout=0.1)
     commands = jog_loop(controller, UR5_START, 1.0, 0.0, lambda now: controller.set_twist(
         'base_link', (0.1, 0.0, 0.0), (0.0, 0.0, 0.3), now))
     assert np.abs(commands[-1].velocity).max() > 0.05
@@ -94,7 +95,7 @@ def test_a_stream_that_stops_brings_the_arm_to_rest_within_the_limits():
 
 def test_the_newest_input_drives_the_arm():
     """Check priority: a jog takes over from a target, a new target from the jog."""
-    controller = controller_for('ur5')
+    controller = bundled_controller('ur5')
     names = controller.arm.chain.joint_names
     T_goal = controller.arm.kinematics.tip_pose(UR5_START + 0.2)
     controller.set_target('', *pose_of(T_goal), 'pose')
@@ -117,7 +118,7 @@ def test_a_twist_carrying_python_ints_bits_is_refused_and_the_jog_goes_on():
     rclpy's setters take the int (field checks off by default) and serialization writes its
     bits; the running jog keeps its twist and the tool keeps moving along it.
     """
-    controller = controller_for('ur5')
+    controller = bundled_controller('ur5')
     kinematics = controller.arm.kinematics
     assert controller.set_twist('base_link', (0.0, 0.0, 0.05), (0.0, 0.0, 0.0), 0.0) == []
     message = TwistStamped()
@@ -141,7 +142,7 @@ def test_a_twist_carrying_python_ints_bits_is_refused_and_the_jog_goes_on():
 
 def test_jogging_through_a_wrist_singularity_neither_halts_nor_spikes():
     """Check a tool line through the UR5's wrist singularity (q5 = 0): moving, in limits."""
-    controller = controller_for('ur5')
+    controller = bundled_controller('ur5')
     kinematics = controller.arm.kinematics
     q_singular = np.array([0.2, -1.3, 1.6, -1.9, 0.0, 0.3])
     direction = kinematics.tip_pose(q_singular)[:3, :3] @ np.array([0.0, 1.0, 0.0])
@@ -166,7 +167,7 @@ def _shifted(T: np.ndarray, offset: np.ndarray) -> np.ndarray:
 
 def test_after_the_stream_stops_the_arm_stops_within_the_braking_distance():
     """Check the rest position is where the hardest stop from the jog's last state ends."""
-    controller = controller_for('ur5', jog_timeout=0.1)
+    controller = bundled_controller('ur5', jog_timeout=0.1)
     commands = jog_loop(controller, UR5_START, 1.0, 0.0, lambda now: controller.set_twist(
         'base_link', (0.1, 0.05, 0.0), (0.0, 0.0, 0.0), now))
     last_jog = jog_loop(controller, commands[-1].q, 0.11, 1.0, lambda now: None)[-1]

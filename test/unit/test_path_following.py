@@ -30,15 +30,15 @@ from ros_ik.control.path_input import MAX_WAYPOINTS, PathOptions
 from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error
 from ros_ik.trajectory.stream_check import stream_peaks_from_rest
 from ros_ik_testing.polylines import distance_from_polyline
-from test_controller import (assert_commands_within_limits, controller_for, run_loop,
-                             UR5_HOME)
+from ros_ik_testing.reach_loop import bundled_controller
+from test_controller import assert_commands_within_limits, run_loop, UR5_HOME
 
 PANDA_HOME = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
 
 
 def started(arm: str, q: np.ndarray, **settings):
     """Return a controller whose stream has started at rest at ``q``."""
-    controller = controller_for(arm, **settings)
+    controller = bundled_controller(arm, **settings)
     controller.update_joint_state(controller.arm.chain.joint_names, q, 0.0)
     controller.cycle(0.0)
     return controller

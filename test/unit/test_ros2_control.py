@@ -30,9 +30,10 @@ from ros_ik.control.trajectory_horizon import HOLD
 from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS
 from ros_ik.node.messages import joint_trajectory_command
 from ros_ik.sim.jtc_emulation import JointTrajectoryControllerEmulation, spline
+from ros_ik_testing.reach_loop import bundled_controller
 from ros_ik_testing.ros2_control_loop import (EPOCH_NS, LoopFaults, run_random_targets,
                                               setpoint_peaks, wall_speed)
-from test_controller import controller_for, pose_of
+from test_controller import pose_of
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 # The issue's goals for the setpoint JTC samples: velocity, acceleration, jerk / limit.
@@ -118,7 +119,7 @@ def test_jtc_takes_a_trajectory_at_the_next_update_in_its_joint_order_and_holds_
 
 def test_horizons_agree_on_their_overlap_start_before_the_clock_and_end_at_rest():
     """Consecutive messages of a moving UR5 name the same instants alike; JTC takes all."""
-    controller = controller_for('ur5', command_type='joint_trajectory')
+    controller = bundled_controller('ur5', command_type='joint_trajectory')
     names = controller.arm.chain.joint_names
     home = np.array(BUNDLED_ARMS['ur5'].home)
     controller.set_target('', *pose_of(controller.arm.kinematics.tip_pose(home + 0.5)),
@@ -155,7 +156,7 @@ def test_horizons_agree_on_their_overlap_start_before_the_clock_and_end_at_rest(
 def run_targets(arm: str, mode: str, command_type: str, controller_rate: float,
                 faults: LoopFaults, **settings):
     """Run 3 random reachable targets 6 s apart through the loop; return (loop, reached)."""
-    controller = controller_for(arm, mode=mode, command_type=command_type, **settings)
+    controller = bundled_controller(arm, mode=mode, command_type=command_type, **settings)
     return run_random_targets(controller, np.array(BUNDLED_ARMS[arm].home), controller_rate,
                               faults, targets=3, seconds=6.0)
 

@@ -34,8 +34,9 @@ from ros_ik.control.scene_placement import needs_placement, placed_scene
 from ros_ik.kinematics.transform_buffer import FrameError, TransformBuffer, UNKNOWN_FRAME
 from ros_ik.kinematics.transforms import pose_matrix
 
-from test_controller import (assert_commands_within_limits, controller_for, pose_of,
-                             tip_error, UR5_GOAL, UR5_HOME)
+from ros_ik_testing.reach_loop import bundled_controller
+from test_controller import (assert_commands_within_limits, pose_of, tip_error, UR5_GOAL,
+                             UR5_HOME)
 
 YAW_90 = (0.0, 0.0, math.sin(math.pi / 4), math.cos(math.pi / 4))
 T_WORLD_BASE = pose_matrix((0.0, 0.0, 0.5), YAW_90)
@@ -51,7 +52,7 @@ class MountedArm:
         self.buffer = TransformBuffer()
         self.buffer.set_transform('world', 'base_link', 0.0, (0.0, 0.0, 0.5), YAW_90, True)
         self.now = 0.0
-        plain = controller_for('ur5', **settings)
+        plain = bundled_controller('ur5', **settings)
         self.controller = IkController(
             plain.arm, plain.settings, plain.limits,
             frames=BufferFrames(self.buffer, 'base_link', lambda: ROS_EPOCH + self.now,
@@ -253,7 +254,7 @@ def test_scene_objects_in_a_tf_frame_are_placed_in_the_base_frame():
 
 def test_without_tf_a_frame_outside_the_chain_is_refused_at_once():
     """Check the controller without a frame source: 'world' is an unknown frame."""
-    controller = controller_for('ur5')
+    controller = bundled_controller('ur5')
     notices = controller.set_target('world', *pose_of(np.eye(4)), 'pose')
     assert [notice.key for notice in notices] == ['target:frame']
     assert controller.inputs.pending is None
