@@ -112,6 +112,34 @@ class ServoGoals:
         ``time``: this command's time (s); ``dt``: the step (s). Adds the step's damping,
         velocity scaling and recovery (``none``, ``escape``, ``fallback``) to ``values``.
         """
+        moved = self._take(target, time, dt, settings)
+        values['servo_recovery'] = self.recovery.kind or 'none'
+        recovering = self._recovering(target, mask, state, time, settings, notices, values)
+        if recovering is not None:
+            return recovering
+        motion = self._motion_at(state.position, target, mask, time, settings)
+        step = motion.step
+        values.update(damping=step.damping, velocity_scaling=step.velocity_scaling)
+        reached = (step.position_error <= settings.position_tolerance
+                   and step.orientation_error <= settings.orientation_tolerance)
+        if self._stuck(motion, moved, reached, time, settings) and not motion.reach_reason:
+            kind, why = stuck_reason(step, settings, motion.stopping_contact is not None)
+            self.recovery.start(kind, why, step, notices)
+            recovering = self.recovery.choose(target, mask, state, settings, notices, values)
+            if recovering is not None:
+                values['servo_recovery'] = kind
+                return recovering
+            self._progress.reset(time)
+        return self._servoing(motion, reached, state, dt, notices)
+
+    def _take(self, target: Target, time: float, dt: float, settings: Settings) -> bool:
+        """
+        Take this cycle's target; return whether it moved since the last cycle.
+
+        Cycles that did not ask the servo (a brake, a jog) restart the progress watch; a
+        new target that is not the last one moving on (:func:`moving_on`) restarts the
+        watches and ends a recovery, as does one that moved on after a refusal.
+        """
         previous, self._last_target = self._last_target, target.T_base_target
         moved = not np.array_equal(target.T_base_target, previous)
         if time - self._last_time > 2.0 * max(dt, 1.0 / settings.update_rate):  # not asked
@@ -126,30 +154,28 @@ class ServoGoals:
                 self.recovery.stop()  # the servo takes it
             elif moved and self.recovery.active and self.recovery.solve.goal is None:
                 self.recovery.stop()  # moved on after a refusal: servo it again
-        values['servo_recovery'] = self.recovery.kind or 'none'
-        if self.recovery.active:
-            recovering = self.recovery.choose(target, mask, state, settings, notices, values)
-            if recovering is not None:
-                return recovering
-            notices.append(Notice('info', 'servo:resume', 'the recovery brought the arm to '
-                                  'an IK solution of the target; servoing again'))
-            values['servo_recovery'] = 'none'
-            self._progress.reset(time)
-            self.release_hold()
-        motion = self._motion_at(state.position, target, mask, time, settings)
+        return moved
+
+    def _recovering(self, target: Target, mask: Tuple[bool, ...], state: MotionState,
+                    time: float, settings: Settings, notices: List[Notice],
+                    values: Dict[str, object]) -> Optional[GoalChoice]:
+        """Return the recovery's goal while it runs; None: servo (again, once it ends)."""
+        if not self.recovery.active:
+            return None
+        recovering = self.recovery.choose(target, mask, state, settings, notices, values)
+        if recovering is not None:
+            return recovering
+        notices.append(Notice('info', 'servo:resume', 'the recovery brought the arm to an IK '
+                              'solution of the target; servoing again'))
+        values['servo_recovery'] = 'none'
+        self._progress.reset(time)
+        self.release_hold()
+        return None
+
+    def _servoing(self, motion: ServoMotion, reached: bool, state: MotionState, dt: float,
+                  notices: List[Notice]) -> GoalChoice:
+        """Return the servo step's goal and status: out of reach, refused, stalled, moving."""
         step, goal = motion.step, motion.goal
-        values.update(damping=step.damping, velocity_scaling=step.velocity_scaling)
-        reached = (step.position_error <= settings.position_tolerance
-                   and step.orientation_error <= settings.orientation_tolerance)
-        stuck = self._stuck(motion, moved, reached, time, settings)
-        if stuck and not motion.reach_reason:
-            kind, why = stuck_reason(step, settings, motion.stopping_contact is not None)
-            self.recovery.start(kind, why, step, notices)
-            recovering = self.recovery.choose(target, mask, state, settings, notices, values)
-            if recovering is not None:
-                values['servo_recovery'] = kind
-                return recovering
-            self._progress.reset(time)
         stopped = float(np.abs(state.velocity).max(initial=0.0)) < STALL_SPEED
         self._stopped_cycles = self._stopped_cycles + 1 if stopped and not reached else 0
         stalled = self._stopped_cycles * dt > STALL_SECONDS

@@ -45,7 +45,7 @@ can; detours where every straight motion is blocked; the same jerk-limited gener
 checks). It is an *escape* when the step's smallest singular value is under
 ``singular_value_threshold`` (a singular configuration), else a *fallback* (a joint limit,
 the velocity damper, a local minimum). Servoing resumes once the commanded joints are
-within ``RESUME_DISTANCE`` of the solution (each joint, rad or m) or rest there; a target
+within ``RESUME_DISTANCE`` of the solution (each joint, rad or m); a target
 that moves on (each new message within ``FOLLOW_STEP`` of the last: :func:`moving_on`) is
 solved anew for each message, so it is followed throughout and servoed again once the arm
 is there; another target ends the recovery (the servo takes it). Where IK finds no
@@ -166,10 +166,9 @@ class ServoRecovery:
         """Start recovering: ``kind`` from :func:`stuck_reason`, ``why`` the servo stopped."""
         self.kind, self._why = kind, why
         self.solve.forget()
-        action = 'escaping' if kind == 'escape' else 'leaving'
         notices.append(Notice('info', 'servo:' + kind, (
             f'servo stuck {step.position_error:.3g} m and {step.orientation_error:.3g} rad '
-            f'from the target at {why}; {action} it by a joint-space motion to the nearest '
+            f'from the target at {why}; {self._action} it by a joint-space motion to the nearest '
             'collision-free IK solution, then servoing again')))
 
     def stop(self) -> None:
@@ -182,13 +181,17 @@ class ServoRecovery:
         """Return the recovery's goal this cycle; None when the servo takes over again."""
         choice = self.solve.choose(target, mask, state, settings, notices, values)
         goal = self.solve.goal
-        if goal is not None and (self.solve.reached(state) or float(
-                np.abs(state.position - goal).max(initial=0.0)) <= RESUME_DISTANCE):
+        if goal is not None and float(
+                np.abs(state.position - goal).max(initial=0.0)) <= RESUME_DISTANCE:
             self.stop()
             return None
         if choice.level == 'ERROR':  # the refusal first: what a user must act on
             return GoalChoice('ERROR', f'{choice.message} (the servo was stuck at '
                               f'{self._why})', choice.goal)
-        action = 'escaping' if self.kind == 'escape' else 'leaving'
-        return GoalChoice('WARN', f'servo {action} {self._why}: {choice.message}',
+        return GoalChoice('WARN', f'servo {self._action} {self._why}: {choice.message}',
                           choice.goal)
+
+    @property
+    def _action(self) -> str:
+        """Return what the recovery does to what held the servo: escaping or leaving it."""
+        return 'escaping' if self.kind == 'escape' else 'leaving'
