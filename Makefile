@@ -24,10 +24,11 @@ export ROS_AUTOMATIC_DISCOVERY_RANGE ?= LOCALHOST
 
 .PHONY: test test-unit demo report bench lint docs diagram install colcon-test
 
-# tf2_msgs (no wheel on PyPI) and ros_ik_msgs (ros_ik's action) are built from their
+# tf2_msgs (no wheel on PyPI) and ros_ik_msgs (ros_ik's action and service) are built from their
 # definitions into the venv: msgs/.
 INTERFACES := msgs/build_interfaces.sh msgs/wheel_includes.cmake $(wildcard msgs/tf2_msgs/*.txt msgs/tf2_msgs/*.xml \
-	msgs/tf2_msgs/msg/* msgs/ros_ik_msgs/*.txt msgs/ros_ik_msgs/*.xml msgs/ros_ik_msgs/action/*)
+	msgs/tf2_msgs/msg/* msgs/ros_ik_msgs/*.txt msgs/ros_ik_msgs/*.xml msgs/ros_ik_msgs/action/* \
+	msgs/ros_ik_msgs/msg/* msgs/ros_ik_msgs/srv/*)
 
 $(STAMP): $(ROS_REQUIREMENTS) requirements.txt requirements-test.txt $(INTERFACES)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

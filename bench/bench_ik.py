@@ -31,7 +31,9 @@ targets only. Run: ``.venv/bin/python bench/bench_ik.py [--count N] [--arms ur5 
 import argparse
 from dataclasses import dataclass
 import os
+import re
 import sys
+import tempfile
 import time
 from typing import Callable, Dict, List, Optional, Tuple
 import warnings
@@ -46,6 +48,7 @@ from ros_ik.kinematics.chain import Chain  # noqa: E402
 from ros_ik.kinematics.chain_kinematics import ChainKinematics  # noqa: E402
 from ros_ik.kinematics.ik_solver import IkOptions, IkSolver  # noqa: E402
 from ros_ik.kinematics.kernel_warm_up import warm_up_kernels  # noqa: E402
+from ros_ik.kinematics.task_space import FULL_POSE  # noqa: E402
 from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error  # noqa: E402
 from ros_ik.kinematics.urdf_loader import load_urdf_file  # noqa: E402
 
@@ -69,22 +72,47 @@ class Scores:
 class PinocchioCheck:
     """The independent scorer: Pinocchio FK of the tip link and the URDF limits."""
 
-    def __init__(self, urdf_path: str, tip_link: str, chain: Chain) -> None:
-        """Build the Pinocchio model of ``urdf_path``."""
+    def __init__(self, urdf_path: str, tip_link: str, chain: Chain,
+                 mask: Tuple[bool, ...] = FULL_POSE) -> None:
+        """
+        Build the Pinocchio model of ``urdf_path``; ``mask``: the task rows scored.
+
+        Joints off the chain (a gripper's fingers) stay at Pinocchio's neutral position; a
+        continuous joint is Pinocchio's (cos, sin) pair. The tip is scored in the chain's
+        base link (Pinocchio's poses are in the URDF's root link).
+        """
         self.model = pinocchio.buildModelFromUrdf(urdf_path)
         self.data = self.model.createData()
         self.frame_id = self.model.getFrameId(tip_link)
+        self.base_frame_id = self.model.getFrameId(chain.base_link)
         self.chain = chain
+        self.mask = np.array(mask)
+        joints = [self.model.joints[self.model.getJointId(name)] for name in chain.joint_names]
+        self._slots = [(joint.idx_q, joint.nq) for joint in joints]
+
+    def root_from_base(self) -> np.ndarray:
+        """Return the base link's pose (4x4) in the URDF's root link (neutral joints)."""
+        pinocchio.framesForwardKinematics(self.model, self.data, pinocchio.neutral(self.model))
+        return self.data.oMf[self.base_frame_id].homogeneous.copy()
+
+    def configuration(self, q: np.ndarray) -> np.ndarray:
+        """Return Pinocchio's configuration vector of the chain's joint positions ``q``."""
+        q_model = pinocchio.neutral(self.model)
+        for value, (index, size) in zip(q, self._slots):
+            q_model[index:index + size] = ((value,) if size == 1
+                                           else (np.cos(value), np.sin(value)))
+        return q_model
 
     def accepts(self, q: Optional[np.ndarray], T_base_target: np.ndarray) -> bool:
         """Return whether ``q`` reaches the target within the criterion and the limits."""
         if q is None or not np.all(np.isfinite(q)) or not self.chain.within_limits(q):
             return False
-        pinocchio.framesForwardKinematics(self.model, self.data, np.asarray(q, dtype=float))
-        T_base_tip = self.data.oMf[self.frame_id].homogeneous
+        pinocchio.framesForwardKinematics(self.model, self.data, self.configuration(q))
+        T_base_tip = (self.data.oMf[self.base_frame_id].inverse()
+                      * self.data.oMf[self.frame_id]).homogeneous
         e_p, e_o = pose_error(T_base_target, T_base_tip)
-        return (np.linalg.norm(e_p) < POSITION_CRITERION
-                and np.linalg.norm(e_o) < ROTATION_CRITERION)
+        return (np.linalg.norm(np.where(self.mask[:3], e_p, 0.0)) < POSITION_CRITERION
+                and np.linalg.norm(np.where(self.mask[3:], e_o, 0.0)) < ROTATION_CRITERION)
 
 
 def ros_ik_solver(chain: Chain, budget: float) -> SolveFunction:
@@ -115,17 +143,33 @@ def trac_ik_solver(urdf_path: str, arm_name: str, chain: Chain, budget: float
     return solve
 
 
-def robotics_toolbox_solver(urdf_path: str, arm_name: str) -> SolveFunction:
-    """Return roboticstoolbox-python's C++ ``ik_LM`` (Levenberg-Marquardt, Chan) solve."""
+def robotics_toolbox_solver(urdf_path: str, base_link: str, tip_link: str,
+                            mask: Tuple[bool, ...] = FULL_POSE,
+                            T_root_base: Optional[np.ndarray] = None) -> SolveFunction:
+    """
+    Return roboticstoolbox-python's C++ ``ik_LM`` (Levenberg-Marquardt, Chan) solve.
+
+    The URDF is read without its visual and collision elements (roboticstoolbox resolves
+    their ``package://`` meshes through a ROS install's ament index, which the wheels lack).
+    ``mask``: the task rows, as ik_LM's ``mask`` weights. ik_LM takes targets in the URDF's
+    root link (also given ``start``): a base-frame target is sent as ``T_root_base T``.
+    """
     import roboticstoolbox
-    arm = BUNDLED_ARMS[arm_name]
+    with open(urdf_path, encoding='utf-8') as urdf_file:
+        text = re.sub(r'<(visual|collision)\b.*?</\1>', '', urdf_file.read(), flags=re.S)
+    bare_path = os.path.join(tempfile.mkdtemp(), os.path.basename(urdf_path))
+    with open(bare_path, 'w', encoding='utf-8') as bare_file:
+        bare_file.write(text)
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        robot = roboticstoolbox.Robot.URDF(urdf_path)
+        robot = roboticstoolbox.Robot.URDF(bare_path)
+    weights = np.array(mask, dtype=float)
+    T_root_base = np.eye(4) if T_root_base is None else T_root_base
 
     def solve(T_base_target: np.ndarray, q_seed: np.ndarray) -> Answer:
-        solution = robot.ik_LM(T_base_target, end=arm.tip_link, start=arm.base_link,
-                               q0=q_seed, tol=1e-12, joint_limits=True)
+        solution = robot.ik_LM(T_root_base @ T_base_target, end=tip_link, start=base_link,
+                               q0=q_seed,
+                               tol=1e-12, mask=weights, joint_limits=True)
         return (np.array(solution.q) if solution.success else None,
                 float(solution.iterations), float(solution.searches - 1))
     return solve
@@ -158,7 +202,8 @@ def peer_solvers(urdf_path: str, arm_name: str, chain: Chain, budget: float
     """Return each peer's solve function, or None with the reason it is unavailable."""
     makers = {
         'TRAC-IK': lambda: trac_ik_solver(urdf_path, arm_name, chain, budget),
-        'rtb ik_LM': lambda: robotics_toolbox_solver(urdf_path, arm_name),
+        'rtb ik_LM': lambda: robotics_toolbox_solver(urdf_path, BUNDLED_ARMS[arm_name].base_link,
+                                                     BUNDLED_ARMS[arm_name].tip_link),
         'ikpy': lambda: ikpy_solver(urdf_path, arm_name, chain),
     }
     peers = {}

@@ -5,7 +5,7 @@
 # so rclpy there uses them like any installed interface.
 #   tf2_msgs/TFMessage (no tf2_msgs wheel exists): built where tf2_msgs does not import
 #     (a ROS install, or a build before, has it);
-#   ros_ik_msgs (ros_ik's own FollowPath action): built every time this runs (make runs it
+#   ros_ik_msgs (ros_ik's FollowPath action and SolveIk service): built every time this runs (make runs it
 #     when a definition changed).
 # Usage: msgs/build_interfaces.sh VENV. Needs cmake and a C compiler (Debian: cmake,
 # build-essential). In a ROS workspace colcon builds ros_ik_msgs like any package instead.
@@ -35,5 +35,5 @@ if ! "$python" -c 'import tf2_msgs.msg' 2>/dev/null; then
   echo "tf2_msgs/TFMessage built into $venv"
 fi
 build_package ros_ik_msgs
-"$python" -c 'from ros_ik_msgs.action import FollowPath; FollowPath.Goal()'
-echo "ros_ik_msgs/FollowPath built into $venv"
+"$python" -c 'from ros_ik_msgs.action import FollowPath; from ros_ik_msgs.srv import SolveIk; FollowPath.Goal(); SolveIk.Request()'
+echo "ros_ik_msgs (FollowPath, SolveIk) built into $venv"

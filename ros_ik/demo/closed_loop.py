@@ -50,6 +50,7 @@ import numpy as np
 from ros_ik.control.command_topics import COMMAND_TOPICS
 from ros_ik.demo.driver import DemoDriver, Outcome
 from ros_ik.demo.plot import VELOCITY_SCALE, write_plot
+from ros_ik.demo.reachability import reachability_table
 from ros_ik.demo.results import (demo_succeeded, format_table, outcome_result, path_summary,
                                  physics_summary)
 from ros_ik.demo.segments import plan_segments, static_transforms
@@ -129,6 +130,8 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int,
             print('the simulated arm or the IK node did not come up; see the logs',
                   file=sys.stderr)
             return 1
+        print(reachability_table(peer, segments[:len(segments) // laps],
+                                 arm.chain.base_link, driver.latest_q) + '\n', flush=True)
         outcomes = []
         stretch_start, jog = None, None
         for index, segment in enumerate(segments, start=1):

@@ -327,3 +327,28 @@ def search(q_seed: np.ndarray, chain, target, settings_values: np.ndarray, chunk
         elif cost < best[n + COST]:
             _record_into(best, q, error, cost, damping, problem, settings)
     return attempts, iterations, found
+
+
+@numba.njit(cache=True, nogil=True)
+def search_first_of_each(q_seed: np.ndarray, chain, T_base_targets: np.ndarray,
+                         rows: np.ndarray, weights: np.ndarray, settings_values: np.ndarray,
+                         chunk, outcomes: np.ndarray, solved: np.ndarray) -> None:
+    """
+    Run one chunk of attempts per target of ``T_base_targets`` (k, 4, 4), to the first.
+
+    ``chunk = (max_attempts, max_iterations, random_seed)`` per target (see :func:`search`:
+    the seed first, then restarts). Writes each target's outcome, the converged one or the
+    lowest-cost one, to ``outcomes[i]`` (n + 4,) and whether it converged to ``solved[i]``:
+    a batch in one compiled call, the GIL released throughout.
+    """
+    max_attempts, max_iterations, random_seed = chunk
+    n = q_seed.shape[0]
+    found_outcome = np.empty((1, n + OUTCOME_COLUMNS))
+    for i in range(T_base_targets.shape[0]):
+        outcomes[i, :] = np.inf
+        _, _, found = search(q_seed, chain, (T_base_targets[i], rows, weights),
+                             settings_values, (0, max_attempts, max_iterations, 1,
+                                               random_seed), found_outcome, outcomes[i])
+        solved[i] = found > 0
+        if found:
+            outcomes[i, :] = found_outcome[0]

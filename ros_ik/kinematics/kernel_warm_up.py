@@ -53,8 +53,9 @@ def warm_up_kernels() -> float:
     kinematics = ChainKinematics(chain)
     q = chain.middle_configuration() + 0.3
     T_base_target = kinematics.tip_pose(q)
-    IkSolver(kinematics, IkOptions(max_attempts=1)).solve(T_base_target,
-                                                          chain.middle_configuration())
+    solver = IkSolver(kinematics, IkOptions(max_attempts=1))
+    solver.solve(T_base_target, chain.middle_configuration())
+    solver.first_solutions(T_base_target[None], chain.middle_configuration())
     ServoController(kinematics).step(chain.middle_configuration(), T_base_target,
                                      ServoOptions())
     n = chain.n_joints

@@ -23,13 +23,15 @@ newest message per joint set (:mod:`ros_ik.node.serialized_inputs`); targets and
 through :mod:`ros_ik.node.input_topics`, TF through :mod:`ros_ik.node.tf_frames`, the
 collision model through :mod:`ros_ik.node.collision_wiring`, the robot model through
 :mod:`ros_ik.node.robot_model`, Cartesian paths also through the ``~/follow_path`` action
-(:mod:`ros_ik.node.path_action`). One timer at ``update_rate``
+(:mod:`ros_ik.node.path_action`); IK queries through the ``~/solve_ik`` service, served in
+its own thread (:mod:`ros_ik.node.ik_service`). One timer at ``update_rate``
 runs the controller's cycle and publishes the command it returns, serialized by
 :mod:`ros_ik.node.serialized_commands`; two more publish ``/diagnostics`` and ``~/markers``
 (:mod:`ros_ik.node.status_topics`). See docs/node.md for topics, parameters and QoS.
 """
 
 import sys
+import threading
 from typing import Any, Dict, List, Optional
 
 from rcl_interfaces.msg import SetParametersResult
@@ -50,6 +52,7 @@ from ros_ik.kinematics.kernel_warm_up import warm_up_kernels
 from ros_ik.kinematics.transform_buffer import FrameError
 from ros_ik.kinematics.urdf_errors import UrdfError
 from ros_ik.node.collision_wiring import CollisionWiring, ConfigurationError, LATCHED_QOS
+from ros_ik.node.ik_service import IkService
 from ros_ik.node.input_topics import InputTopics
 from ros_ik.node.messages import COMMAND_MESSAGES
 from ros_ik.node.node_clock import NO_TIME, NodeClock
@@ -125,14 +128,22 @@ class IkNode(Node):
         self._status = StatusTopics(self)
         self._inputs = InputTopics(self, self._now, self._on_input_arrival)
         self._path_action = PathAction(self, lambda: self._controller, self._now, self._log)
-        self._load_robot_model()
+        # Held while the cycle takes TF messages and while ~/solve_ik (its own thread) looks
+        # a frame up.
+        self._frames_lock = threading.Lock()
+        self._ik_service: Optional[IkService] = None
+        self._load_robot_model()  # raises on an invalid URDF: no thread is started before
+        self._ik_service = IkService(self, lambda: self._controller, lambda: self._settings,
+                                     lambda: self._collision.model, self._frames_lock)
         self._periodic_timers = {name: self._create_timer(name) for name in TIMERS}
         self.add_pre_set_parameters_callback(as_declared_types)
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
 
     def destroy_node(self) -> None:
-        """Destroy the inner node of the polled inputs and the action, then this node."""
+        """Destroy the inner nodes (polled inputs, the service) and the action, then this node."""
+        if self._ik_service is not None:
+            self._ik_service.destroy()
         self._polled.destroy()
         self._path_action.destroy()
         super().destroy_node()
@@ -204,7 +215,8 @@ class IkNode(Node):
         for names, positions, receive_time in self._joint_states.take():
             self._log(controller.update_joint_state(names, positions, receive_time))
         if self._frames is not None:
-            self._frames.take()
+            with self._frames_lock:
+                self._frames.take()
         self._collision.place_waiting_scene()
         if self._collision.holds_inputs():
             return  # the start-up scene is not placed: no target or jog moves the arm yet
