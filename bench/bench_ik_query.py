@@ -172,7 +172,8 @@ def service_lines(folder: str) -> List[str]:
     home = '[' + ', '.join(repr(float(v)) for v in arm.home) + ']'
     processes = ProcessGroup()
     peer = RosPeer('bench_ik_query')
-    caller = RosPeer('bench_ik_query_client')  # its executor serves the client alone
+    # The client on a context of its own with the node's executor (EventsExecutor).
+    caller = RosPeer('bench_ik_query_client', node_executor=True)
     try:
         processes.start('sim_arm', {**model, 'initial_positions': home},
                         os.path.join(folder, 'sim.log'),

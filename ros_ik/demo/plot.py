@@ -67,6 +67,7 @@ def write_plot(path: str, arm: SelectedArm, recording: Recording, outcomes: List
                                 (axes[3], recording.acceleration_fraction,
                                  'commanded joint accel. / limit')):
         axis.plot(t, values)
+        axis.set_xlim(0.0, max(float(t[-1]) if len(t) else 0.0, 1.0))  # from the demo's start
         axis.set_ylabel(label)
         for start, outcome in zip(recording.segment_starts, outcomes):
             axis.axvline(start, color='grey', linestyle=':')
@@ -83,12 +84,17 @@ def write_plot(path: str, arm: SelectedArm, recording: Recording, outcomes: List
                      label='undamped pseudo-inverse, no speed limit')
     if jog is not None:
         jog_start, jog_segment = jog
-        for replay_options, label in ((options, 'jog through singular: damped (ros_ik)'),
-                                      (undamped_options(options), 'jog: undamped')):
+        # The damped jog thick and solid, the undamped one dotted over it: where
+        # they coincide (far from the singular pose) both stay visible.
+        for replay_options, label, style in (
+                (options, 'jog through singular: damped (ros_ik)',
+                 {'color': 'tab:green', 'linewidth': 2.5, 'zorder': 3}),
+                (undamped_options(options), 'jog: undamped',
+                 {'color': 'tab:red', 'linewidth': 1.2, 'linestyle': ':', 'zorder': 4})):
             replay = replay_jog(kinematics, jog_start, jog_segment,
                                 ServoOptions(**{**replay_options.__dict__, 'mask': mask}), 0.01)
             axes[4].semilogy(replay.time, np.maximum(replay.peak_speed_fraction, 1e-6),
-                             linestyle='--', label=label)
+                             label=label, **style)
     axes[4].set_ylabel('peak joint speed / limit')
     axes[4].set_xlabel('time [s] (offline replays: from the stretch start toward an exactly '
                        'singular pose; the jog through a singular pose)')

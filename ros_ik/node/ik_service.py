@@ -38,7 +38,7 @@ import os
 import sys
 import threading
 import time
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from geometry_msgs.msg import PoseStamped
 import numpy as np
@@ -96,7 +96,8 @@ class IkService:
         self._collision_model = collision_model
         self._frames_lock = frames_lock
         self._checker: Optional[Tuple[Tuple[int, float, float], ConfigurationCheck]] = None
-        self._query: Optional[Tuple[tuple, IkQuery]] = None  # (what it was made of, it)
+        # ((the controller, the settings) it was made for, the query)
+        self._query: Optional[Tuple[Tuple[IkController, Settings], IkQuery]] = None
         self._server_node = Node(f'_{node.get_name()}_ik_service',
                                  namespace=node.get_namespace(), context=node.context,
                                  use_global_arguments=False, enable_rosout=False,
@@ -194,8 +195,10 @@ class IkService:
         query = self._query_of(controller, settings)
         results: List[Optional[PoseSolutions]] = []
         targets, solved_indices = [], []
+        frames: Dict[Tuple[str, float], np.ndarray] = {}  # one lookup per frame and stamp
         for pose in request.poses:
-            T_base_target, failure = self._base_pose(controller, pose, q_seed, settings)
+            T_base_target, failure = self._base_pose(controller, pose, q_seed, settings,
+                                                     frames)
             results.append(failure)
             if failure is None:
                 solved_indices.append(len(results) - 1)
@@ -207,34 +210,43 @@ class IkService:
         return results
 
     def _query_of(self, controller: IkController, settings: Settings) -> IkQuery:
-        """Return the query of the arm with the node's damping and orientation weight."""
-        options = replace(controller.arm.solver.options,
-                          orientation_weight=settings.orientation_weight,
-                          damping=damping_schedule(settings))
-        key = (id(controller), options)
-        if self._query is None or self._query[0] != key:
-            self._query = (key, IkQuery(IkSolver(controller.arm.kinematics, options)))
+        """
+        Return the query of the arm with the node's damping and orientation weight.
+
+        Made anew only for another controller or other settings (a parameter set makes a
+        new settings object).
+        """
+        if (self._query is None or self._query[0][0] is not controller
+                or self._query[0][1] is not settings):
+            options = replace(controller.arm.solver.options,
+                              orientation_weight=settings.orientation_weight,
+                              damping=damping_schedule(settings))
+            self._query = ((controller, settings),
+                           IkQuery(IkSolver(controller.arm.kinematics, options)))
         return self._query[1]
 
     def _base_pose(self, controller: IkController, pose: PoseStamped, q_seed: np.ndarray,
-                   settings: Settings) -> Tuple[Optional[np.ndarray], Optional[PoseSolutions]]:
+                   settings: Settings, frames: Dict[Tuple[str, float], np.ndarray]
+                   ) -> Tuple[Optional[np.ndarray], Optional[PoseSolutions]]:
         """
         Return the pose in the chain's base (4x4), or its failure (invalid, no transform).
 
-        Chain frames by FK at the seed, others through TF at the pose's stamp (0: latest).
+        Chain frames by FK at the seed, others through TF at the pose's stamp (0: latest);
+        ``frames`` keeps ``T_base_frame`` per frame and stamp for the request's other poses.
         """
         p, o = pose.pose.position, pose.pose.orientation
         checked = check_pose((p.x, p.y, p.z), (o.x, o.y, o.z, o.w))
         if checked.error:
             return None, failure(checked.error, 'invalid_pose')
         frame = frame_name(pose.header.frame_id) or frame_name(settings.planning_frame)
-        try:
-            with self._frames_lock:
-                T_base_frame = controller.inputs.base_from(frame, q_seed,
-                                                           stamp_seconds(pose.header.stamp))
-        except FrameError as error:
-            return None, failure(str(error), 'frame')
-        return T_base_frame @ checked.T_frame_target, None
+        key = (frame, stamp_seconds(pose.header.stamp))
+        if key not in frames:
+            try:
+                with self._frames_lock:
+                    frames[key] = controller.inputs.base_from(frame, q_seed, key[1])
+            except FrameError as error:
+                return None, failure(str(error), 'frame')
+        return frames[key] @ checked.T_frame_target, None
 
 
 def lower_thread_priority() -> None:
