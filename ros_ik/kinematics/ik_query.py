@@ -49,6 +49,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 from ros_ik.kinematics.ik_solver import IkOptions, IkResult, IkSolver
+from ros_ik.kinematics.joint_limits import wrapped_difference
 from ros_ik.kinematics.task_space import FULL_POSE
 from ros_ik.kinematics.transforms import pose_error
 
@@ -218,9 +219,7 @@ class IkQuery:
 
     def same_solution(self, a: np.ndarray, b: np.ndarray) -> bool:
         """Return whether ``a`` and ``b`` count as one solution (revolute modulo 2 pi)."""
-        difference = a - b
-        difference = np.where(self._revolute, np.remainder(difference + math.pi, TWO_PI)
-                              - math.pi, difference)
+        difference = wrapped_difference(a - b, self._revolute)
         return float(np.abs(difference).max(initial=0.0)) < DISTINCT_TOLERANCE
 
     def _distinct_search(self, T_base_target: np.ndarray, q_seed: np.ndarray,

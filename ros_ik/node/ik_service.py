@@ -19,9 +19,9 @@ The work is :class:`ros_ik.kinematics.ik_query.IkQuery` (the distinct solutions,
 seed first) with the collision check of :mod:`ros_ik.collision.configuration_check`. The
 service lives on a hidden inner node (``_<node>_ik_service``, its name resolved by the node
 itself: namespace, ``~``, remappings) spun by its own executor (the node's kind) in its own
-thread, at a lower CPU priority, so a
-1000-pose request never holds the control cycle: the compiled IK search releases the GIL,
-and :data:`GIL_SWITCH_INTERVAL` bounds how long the request's Python code keeps it.
+thread, at a lower CPU priority: the compiled IK search releases the GIL, and
+:data:`GIL_SWITCH_INTERVAL` bounds how long the request's Python code keeps it. (The control
+loop is still late by a few ms on some cycles during 1000-pose requests: docs/ik_queries.md.)
 
 A request is refused as a whole (``success`` false, ``message`` why) without a robot model,
 with no poses or more than :data:`MAX_POSES`, a negative or non-finite ``timeout``, a seed
@@ -95,7 +95,9 @@ class IkService:
         self._controller, self._settings = controller, settings
         self._collision_model = collision_model
         self._frames_lock = frames_lock
-        self._checker: Optional[Tuple[Tuple[int, float, float], ConfigurationCheck]] = None
+        # ((the model, padding, resolution) it checks, the check)
+        self._checker: Optional[Tuple[Tuple[CollisionModel, float, float],
+                                      ConfigurationCheck]] = None
         # ((the controller, the settings) it was made for, the query)
         self._query: Optional[Tuple[Tuple[IkController, Settings], IkQuery]] = None
         self._server_node = Node(f'_{node.get_name()}_ik_service',
@@ -180,8 +182,9 @@ class IkService:
         if model is None or settings.collision_checking != 'enabled':
             raise RequestRefused('avoid_collisions needs a collision model: this node runs '
                                  'with collision_checking disabled')
-        key = (id(model), settings.collision_padding, settings.collision_check_resolution)
-        if self._checker is None or self._checker[0] != key:
+        key = (model, settings.collision_padding, settings.collision_check_resolution)
+        if (self._checker is None or self._checker[0][0] is not model
+                or self._checker[0][1:] != key[1:]):
             checker = CollisionChecker(model, settings.collision_padding,
                                        settings.collision_check_resolution)
             self._checker = (key, collision_check(checker))
