@@ -16,8 +16,9 @@
 Solve mode's goal: an IK solution of the target whose whole motion is collision-free.
 
 One IK solve per new target (:mod:`ros_ik.kinematics.ik_solver`), seeded at the commanded
-joints, retried on the following cycles while it fails (``SOLVE_ATTEMPTS`` in all, none
-when the target is provably out of reach); continuous joints take the short way. With
+joints, retried on the following cycles while it fails (``SOLVE_ATTEMPTS`` solves and
+``SEARCH_RESTARTS`` restarts in all, so a loaded machine searches as much before it gives
+up; none when the target is provably out of reach); continuous joints take the short way. With
 collision checks the IK search gets ``IK_BUDGET_SHARE`` of ``solve_time_budget`` and the
 motions to its solutions, nearest first, are checked in the rest (at most
 ``MAX_CHECKED_SOLUTIONS`` distinct ones): the first free one is the goal, followed as a
@@ -47,11 +48,20 @@ from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.joint_limits import wrapped_difference
 from ros_ik.trajectory.online_generator import MotionState
 
-SOLVE_ATTEMPTS = 20  # IK solves per target (one per cycle) before it counts as unreachable
+# A target counts as unreachable (or blocked) after SOLVE_ATTEMPTS IK solves (one per
+# cycle) that searched SEARCH_RESTARTS restarts in all, or after MAX_SOLVE_ATTEMPTS solves:
+# on a loaded machine a solve's time budget holds fewer restarts, and the refusal waits for
+# the same search (a quiet machine runs 70-350 restarts per 2.5 ms solve on the bundled arms).
+SOLVE_ATTEMPTS = 20
+SEARCH_RESTARTS = 1000
+MAX_SOLVE_ATTEMPTS = 10 * SOLVE_ATTEMPTS
 # Solve mode checks the motions to at most this many distinct IK solutions per attempt;
 # solutions closer than DUPLICATE_SOLUTION (rad or m, every joint) count as one.
 MAX_CHECKED_SOLUTIONS = 6
 DUPLICATE_SOLUTION = 1e-3
+# Solutions looked at per attempt, those in collision themselves (not checked as motions)
+# included.
+MAX_TRIED_SOLUTIONS = 4 * MAX_CHECKED_SOLUTIONS
 # With collision checks the IK search gets this share of solve_time_budget; the motion
 # checks of its solutions take the rest (at least the nearest solution is checked).
 IK_BUDGET_SHARE = 0.5
@@ -87,6 +97,8 @@ class SolveGoals:
         self._local_spread = local_spread
         self._sequence = -1  # the target solved for
         self._attempts = 0
+        self._restarts = 0  # restarts the solves of this target searched
+        self._out_of_reach = False  # provably: no further solve
         self._goal_q: Optional[np.ndarray] = None
         self._final_goal: Optional[np.ndarray] = None  # the goal after a detour's via
         # (start, solution, contact): solutions whose straight motion from start collides
@@ -103,7 +115,8 @@ class SolveGoals:
         """Return the goal from the commanded ``state``; add the solve's values."""
         if target.sequence != self._sequence:
             self._sequence = target.sequence
-            self._attempts = 0
+            self._attempts = self._restarts = 0
+            self._out_of_reach = False
             self._goal_q = self._final_goal = self._detour = None
             self._blocked_goals = []
             self._note = ''
@@ -112,7 +125,7 @@ class SolveGoals:
         if (self._goal_q is not None and self.stepper.guard is not None
                 and self._goal_q is not self.stepper.checked_goal):
             self._recheck_goal(state, settings, notices)
-        if self._goal_q is None and self._attempts < SOLVE_ATTEMPTS:
+        if self._goal_q is None and not self._searched:
             self._solve(target, mask, state, settings, notices)
         elif self._goal_q is None and self._blocked_goals and state.is_at_rest():
             self._search_detour(state, settings)
@@ -127,7 +140,7 @@ class SolveGoals:
 
     def _no_goal(self) -> GoalChoice:
         """Return the status while no goal is found: detours searched, a retry, a refusal."""
-        exhausted = self._attempts >= SOLVE_ATTEMPTS
+        exhausted = self._searched
         if exhausted and self._blocked_goals and (self._detour is None
                                                   or not self._detour.exhausted):
             checked = (f' ({self._detour.tried} of {self._detour.total} checked)'
@@ -138,7 +151,7 @@ class SolveGoals:
             message = (f'target refused: the motion would bring {self._refusal.text()}; '
                        'holding until a new target')
         elif exhausted:
-            message = (f'IK failed {SOLVE_ATTEMPTS} times ({self._reason}); holding until a '
+            message = (f'IK failed {self._attempts} times ({self._reason}); holding until a '
                        'new target')
         else:
             message = f'IK failed ({self._reason}); braking, retrying next cycle'
@@ -161,7 +174,13 @@ class SolveGoals:
         """Return whether the current target is given up: no goal, no retry, no detour left."""
         detours_left = bool(self._blocked_goals) and (self._detour is None
                                                       or not self._detour.exhausted)
-        return self._goal_q is None and self._attempts >= SOLVE_ATTEMPTS and not detours_left
+        return self._goal_q is None and self._searched and not detours_left
+
+    @property
+    def _searched(self) -> bool:
+        """Return whether the target was searched enough to give it up (``SOLVE_ATTEMPTS``)."""
+        return self._out_of_reach or self._attempts >= MAX_SOLVE_ATTEMPTS or (
+            self._attempts >= SOLVE_ATTEMPTS and self._restarts >= SEARCH_RESTARTS)
 
     @staticmethod
     def _at_rest_at(state: MotionState, q: Optional[np.ndarray]) -> bool:
@@ -209,6 +228,7 @@ class SolveGoals:
                                           else None))
         result = arm.solver.solve(target.T_base_target, state.position, options)
         self._attempts += 1
+        self._restarts += result.restarts + 1
         self._reason = result.reason
         self._values = {'iterations': result.iterations, 'restarts': result.restarts,
                         'solve_time_ms': result.time * 1e3, 'damping': result.damping}
@@ -216,7 +236,7 @@ class SolveGoals:
         if result.success:
             self._goal_q = self._free_goal(result.solutions, state, settings, notices, deadline)
         elif arm.solver.out_of_reach_reason(target.T_base_target, 0.0):
-            self._attempts = SOLVE_ATTEMPTS  # provably out of reach: no retry
+            self._out_of_reach = True
             notices.append(Notice('warn', 'target:reach', f'IK failed: {result.reason}'))
         elif not arm.reaches_every_task_direction:
             # Off the poses this chain reaches: the best pose of the whole time budget is
@@ -228,7 +248,7 @@ class SolveGoals:
             notices.append(Notice('warn', 'target:closest', self._note))
         else:
             notices.append(Notice('warn', 'target:ik', f'IK failed: {result.reason} '
-                                  f'(attempt {self._attempts} of {SOLVE_ATTEMPTS})'))
+                                  f'(attempt {self._attempts})'))
 
     def _recheck_goal(self, state: MotionState, settings: Settings,
                       notices: List[Notice]) -> None:
@@ -256,11 +276,14 @@ class SolveGoals:
         Return the nearest solution whose whole motion is collision-free (None: none is).
 
         Solutions are tried nearest first (continuous joints the short way), at most
-        ``MAX_CHECKED_SOLUTIONS`` distinct ones and none after ``deadline`` (perf_counter
-        s) but the first; without collision checks the nearest wins. A refusal names the
-        pair in collision at the nearest goal if there is one
-        (:meth:`CollisionGuard.in_collision_at`), else the first contact of the last
-        motion checked.
+        ``MAX_CHECKED_SOLUTIONS`` distinct motions and none after ``deadline``
+        (perf_counter s) but the first; without collision checks the nearest wins. A
+        solution in collision itself (:meth:`CollisionGuard.in_collision_at`: one
+        configuration, far cheaper than a motion) is passed over before its motion is
+        checked, and never kept for a detour: a redundant arm's nearest solutions can
+        all put a link into another (the SO-101 folded onto its base) while farther ones
+        are free. A refusal names the pair in collision at the nearest goal if there is
+        one, else the first contact of the last motion checked.
         """
         seed, guard = state.position, self.stepper.guard
         goals = [short_way(q, seed, self.arm.chain.is_continuous) for q in solutions]
@@ -272,10 +295,11 @@ class SolveGoals:
         for goal in goals:
             if any(same_solution(goal, other) for other in tried):
                 continue
-            if checks == MAX_CHECKED_SOLUTIONS or (checks and time.perf_counter() > deadline):
+            if (checks == MAX_CHECKED_SOLUTIONS or len(tried) == MAX_TRIED_SOLUTIONS
+                    or (checks and time.perf_counter() > deadline)):
                 break
             tried.append(goal)
-            contact = self._known_blocked(state, goal)
+            contact = self._known_blocked(state, goal) or guard.in_collision_at(goal)
             if contact is not None:
                 continue
             checks += 1
@@ -288,7 +312,7 @@ class SolveGoals:
         self._reason = f'the motion would bring {contact.text()}'
         notices.append(Notice('warn', 'target:collision', f'no collision-free IK solution: '
                               f'the motion would bring {contact.text()} (attempt '
-                              f'{self._attempts} of {SOLVE_ATTEMPTS})'))
+                              f'{self._attempts})'))
         return None
 
     def _known_blocked(self, state: MotionState, goal: np.ndarray) -> Optional[Contact]:

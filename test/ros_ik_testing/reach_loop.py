@@ -26,11 +26,18 @@ from dataclasses import dataclass
 from typing import Callable, List, Optional, Tuple
 
 import numpy as np
+from ros_ik.collision.collision_checker import CollisionChecker
+from ros_ik.collision.collision_model import CollisionModel
+from ros_ik.collision.collision_setup import build_collision_model
+from ros_ik.collision.scene import parse_scene
+from ros_ik.collision.shapes import search_path_packages
 from ros_ik.control.arm import ControlledArm
+from ros_ik.control.collision_guard import CollisionGuard
 from ros_ik.control.controller import IkController
 from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_path,
-                                            load_bundled_chain)
+                                            bundled_urdf_path, load_bundled_chain,
+                                            srdf_beside)
 from ros_ik.kinematics.chain import Chain
 from ros_ik.kinematics.task_space import axes_text
 from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error
@@ -114,6 +121,22 @@ def controller_of(chain: Chain, task_axes: str, **settings: object) -> IkControl
               'task_axes': task_axes, **settings}
     return IkController(ControlledArm.from_chain(chain, task_axes),
                         Settings.from_values(values))
+
+
+def bundled_model(controller: IkController, arm_name: str, scene: str = '') -> CollisionModel:
+    """Return the collision model of a bundled arm (its URDF geometry and SRDF), ``scene``."""
+    with open(bundled_urdf_path(arm_name), encoding='utf-8') as urdf_file:
+        urdf = urdf_file.read()
+    with open(srdf_beside(bundled_urdf_path(arm_name)), encoding='utf-8') as srdf_file:
+        srdf = srdf_file.read()
+    model, _ = build_collision_model(urdf, controller.arm.kinematics, srdf, parse_scene(scene),
+                                     search_path_packages([]))
+    return model
+
+
+def bundled_guard(controller: IkController, arm_name: str) -> CollisionGuard:
+    """Return collision checks of a bundled arm (its URDF geometry and SRDF), no scene."""
+    return CollisionGuard(CollisionChecker(bundled_model(controller, arm_name), 0.0, 0.01))
 
 
 def random_configurations(chain: Chain, count: int, seed: int) -> np.ndarray:

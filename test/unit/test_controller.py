@@ -25,10 +25,6 @@ from typing import List, Tuple
 import numpy as np
 import pytest
 from ros_ik.collision.collision_checker import CollisionChecker
-from ros_ik.collision.collision_model import CollisionModel
-from ros_ik.collision.collision_setup import build_collision_model
-from ros_ik.collision.scene import parse_scene
-from ros_ik.collision.shapes import search_path_packages
 from ros_ik.control import collision_guard
 from ros_ik.control.arm import ControlledArm
 from ros_ik.control.collision_guard import CollisionGuard
@@ -36,13 +32,13 @@ from ros_ik.control.controller import IkController
 from ros_ik.control.cycle_measures import MEASURE_PERIOD
 from ros_ik.control.cycle_types import Command
 from ros_ik.control.parameters import Settings
-from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, bundled_urdf_path, srdf_beside
+from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS
 from ros_ik.kinematics.ik_solver import IkResult
 from ros_ik.kinematics.joint_limits import speed_scale
 from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_string
 from ros_ik.trajectory.stream_check import stream_peaks
-from ros_ik_testing.reach_loop import bundled_controller
+from ros_ik_testing.reach_loop import bundled_controller, bundled_guard, bundled_model
 
 UR5_HOME = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
 UR5_GOAL = np.array([0.4, -1.2, 1.3, -1.7, -1.3, 0.5])
@@ -450,22 +446,6 @@ def test_a_stalled_control_loop_continues_from_the_held_command_without_fast_for
     assert_commands_within_limits(controller, before, UR5_HOME)
     assert_commands_within_limits(controller, after, held)
     assert controller.report().level == 'OK'
-
-
-def bundled_model(controller: IkController, arm_name: str, scene: str = '') -> CollisionModel:
-    """Return the collision model of a bundled arm (its URDF geometry and SRDF), ``scene``."""
-    with open(bundled_urdf_path(arm_name), encoding='utf-8') as urdf_file:
-        urdf = urdf_file.read()
-    with open(srdf_beside(bundled_urdf_path(arm_name)), encoding='utf-8') as srdf_file:
-        srdf = srdf_file.read()
-    model, _ = build_collision_model(urdf, controller.arm.kinematics, srdf, parse_scene(scene),
-                                     search_path_packages([]))
-    return model
-
-
-def bundled_guard(controller: IkController, arm_name: str) -> CollisionGuard:
-    """Return collision checks of a bundled arm (its URDF geometry and SRDF), no scene."""
-    return CollisionGuard(CollisionChecker(bundled_model(controller, arm_name), 0.0, 0.01))
 
 
 def panda_servo_toward(offset: List[float], monkeypatch, **settings

@@ -22,10 +22,12 @@ velocity, acceleration and jerk limits from its command stamps.
 """
 
 from dataclasses import replace
-from typing import List
+import re
+from typing import List, Sequence
 
 import numpy as np
 import pytest
+from ros_ik.control.controller import IkController
 from ros_ik.control.servo_recovery import (PROGRESS_WINDOW, ProgressWatch, REALIZED_MIN,
                                            STILL_TARGET_WINDOW)
 from ros_ik.demo.segments import JOG_LEAD, jog_segments, plan_segments
@@ -33,8 +35,9 @@ from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS
 from ros_ik.kinematics.manipulability import manipulability, task_jacobian
 from ros_ik.kinematics.servo_step import ServoOptions
 from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error
-from ros_ik_testing.reach_loop import (bundled_controller, random_configurations, reach,
-                                       ReachRun, SINGULAR_STARTS)
+from ros_ik_testing.reach_loop import (bundled_controller, bundled_guard,
+                                       random_configurations, reach, ReachRun,
+                                       SINGULAR_STARTS)
 
 PERIOD = 0.01
 
@@ -54,6 +57,26 @@ def random_runs(arm_name: str, start: np.ndarray, count: int, seed: int) -> List
         runs.append(reach(controller, start, controller.arm.kinematics.tip_pose(q_target),
                           20.0, position_only=arm_name == 'so101'))
     return runs
+
+
+def run_demo_segments(controller: IkController, arm_name: str,
+                      labels: Sequence[str]) -> ReachRun:
+    """
+    Run the demo's segments ``labels`` in order from home, 15 s each; return the last run.
+
+    Each must be reached with the stream within the limits.
+    """
+    q = np.array(BUNDLED_ARMS[arm_name].home)
+    segments = {segment.label: segment for segment in plan_segments(
+        controller.arm.kinematics, q, controller.arm.task_rows)}
+    for index, label in enumerate(labels):
+        segment = segments[label]
+        run = reach(controller, q, segment.T_base_target, 15.0, segment.position_only,
+                    start=15.0 * index)
+        assert run.reached, (label, run.messages[-3:])
+        assert_within_limits(run)
+        q = controller.joints.positions()
+    return run
 
 
 def test_the_realized_fraction_is_one_for_a_free_step_and_zero_along_a_stretched_arm():
@@ -152,17 +175,27 @@ def test_the_demos_stretched_panda_leaves_for_pose_b():
     could recover; now every segment is reached within the limits.
     """
     controller = bundled_controller('panda', mode='servo', velocity_scale=0.5)
-    home = np.array(BUNDLED_ARMS['panda'].home)
-    segments = {segment.label: segment for segment in plan_segments(
-        controller.arm.kinematics, home, controller.arm.task_rows)}
-    q, start = home, 0.0
-    for label in ('reach pose A', 'position-only goal', 'stretch to near-singular',
-                  'leave it for pose B'):
-        segment = segments[label]
-        run = reach(controller, q, segment.T_base_target, 15.0, segment.position_only, start=start)
-        assert run.reached, (label, run.messages[-3:])
-        assert_within_limits(run)
-        q, start = controller.joints.positions(), start + 15.0
+    run_demo_segments(controller, 'panda', ('reach pose A', 'position-only goal',
+                                            'stretch to near-singular', 'leave it for pose B'))
+
+
+def test_the_demos_so101_leaves_its_stuck_stretch_on_a_loaded_machine():
+    """
+    Check the demo's SO-101 stretch with collision checks and a tenth of the solve budget.
+
+    The servo stalls at a local minimum with the gripper a few mm over the base; the IK
+    solutions nearest it put the gripper into the base. A loaded CI machine gave each solve
+    too little time to find the free ones, and after 20 solves the target was refused
+    ("the motion would bring base_link into gripper_link"). Now solutions in collision
+    themselves are passed over before motions are checked, and a target is given up only
+    after as many restarts as a quiet machine searches: the stretch is reached.
+    """
+    controller = bundled_controller('so101', mode='servo', velocity_scale=0.5,
+                                    solve_time_budget=0.0005)
+    controller.set_collision_guard(bundled_guard(controller, 'so101'))
+    run = run_demo_segments(controller, 'so101', ('reach pose A', 'position-only goal',
+                                                  'back to pose A', 'stretch to near-singular'))
+    assert run.recoveries == ('fallback',), run.messages  # the stretch needed the fallback
 
 
 def test_a_local_minimum_is_left_by_a_fallback_that_says_why():
@@ -239,7 +272,7 @@ def test_a_target_the_solver_cannot_reach_is_an_error_after_the_recovery_tries()
     assert not run.reached
     assert_within_limits(run)
     assert controller.status.level == 'ERROR'
-    assert controller.status.message.startswith('IK failed 20 times ('), run.messages
+    assert re.match(r'IK failed \d+ times \(', controller.status.message), run.messages
     assert '(the servo was stuck at ' in controller.status.message
     assert controller.is_at_rest()
     T_reachable = controller.arm.kinematics.tip_pose(np.array([0.3, 1.2]))
