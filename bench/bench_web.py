@@ -170,8 +170,9 @@ def drag_latencies(loop: Loop, page, drags: int) -> tuple:
     """
     Return two delays (s) per drag of the gizmo, from the middleware's reception stamps.
 
-    First mouse move -> the page's first target received; that target -> the first moving
-    command received.
+    First mouse move -> the page's first changed target received (the gizmo's first update
+    of a drag may repeat where it sat: that one moves nothing); that target -> the first
+    moving command received.
     """
     latencies, page_delays = [], []
     home = loop.kinematics.tip_pose(np.array(UR5.home))
@@ -195,7 +196,8 @@ def drag_latencies(loop: Loop, page, drags: int) -> tuple:
         page.mouse.up()
         loop.peer.spin_until(lambda: any(t >= sent and v > 0.0 for t, v in loop.arrivals),
                              5.0)
-        targets = [t for t, _ in loop.page_targets if t >= sent]
+        targets = [t for t, T in loop.page_targets
+                   if t >= sent and not np.allclose(T, loop.gizmo_pose, atol=1e-9)]
         moving = [t for t, v in loop.arrivals if targets and t >= targets[0] and v > 0.0]
         if moving:
             page_delays.append(targets[0] - sent)

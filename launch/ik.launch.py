@@ -102,7 +102,15 @@ def ik_node(context, **node_options) -> Node:
 
 
 def shut_down_after(event, context):
-    """End the launch when ik_node exits; raise (non-zero launch exit) on an error code."""
+    """
+    End the launch when ik_node exits; raise (non-zero launch exit) on an error code.
+
+    Once the launch is shutting down (Ctrl-C, another Shutdown) any code is the stop the
+    user asked for: ik_node exits 0 on SIGINT and SIGTERM, but launch escalates to SIGTERM
+    and SIGKILL after its timeouts, and a process killed so reports -15 or -9.
+    """
+    if context.is_shutdown:
+        return None
     if event.returncode not in (0, -2):  # -2: stopped by SIGINT
         raise RuntimeError(f'ik_node exited with code {event.returncode}; see its log above')
     return [Shutdown(reason='ik_node exited')]

@@ -218,6 +218,30 @@ class IkController:
         self.stepper.set_guard(collision)
         self.goals.path.set_task_checker()
 
+    def mode_change_refusal(self, mode: str) -> str:
+        """
+        Return why the controller cannot switch to ``mode`` now ('' when it can).
+
+        It can at rest (the commanded motion: :meth:`is_at_rest`) or into the mode it is
+        in; a motion of one mode is never handed to the other halfway.
+        """
+        if mode == self.settings.mode or self.is_at_rest():
+            return ''
+        return (f'mode can change only while the arm is at rest; it is moving in '
+                f'{self.settings.mode} mode: try again once it stops')
+
+    def switch_mode(self, settings: Settings) -> None:
+        """
+        Adopt ``settings`` whose ``mode`` differs (checked by :meth:`mode_change_refusal`).
+
+        The current target is solved anew in solve mode (not a solution an earlier solve
+        of it left) and a servo starts its progress watch afresh.
+        """
+        self.settings = settings
+        self.goals.solve.forget()
+        self.goals.servo.recovery.stop()
+        self.goals.servo.release_hold()
+
     def is_at_rest(self) -> bool:
         """
         Return whether the commanded motion is at rest (or no command was sent yet).
@@ -229,9 +253,21 @@ class IkController:
 
     # ----------------------------------------------------------------- reports
     def report(self) -> CycleStatus:
-        """Return the last cycle's status with tracking errors and clearance (when asked)."""
-        return self.reports.report(self.status, self.joints.positions(), self.collision,
-                                   self.settings)
+        """
+        Return the last cycle's status with tracking errors and clearance (when asked).
+
+        While the newest input stands refused (NaN, an unknown frame, ...: until a newer
+        one is taken) the report is an ERROR that says why first, then what the arm does,
+        with ``refused_input`` among its values: a user watching ``/diagnostics`` sees an
+        input that was dropped.
+        """
+        status = self.reports.report(self.status, self.joints.positions(), self.collision,
+                                     self.settings)
+        refusal = self.inputs.refusal
+        if not refusal:
+            return status
+        return CycleStatus('ERROR', f'newest input refused: {refusal}; {status.message}',
+                           dict(status.values, refused_input=refusal))
 
     def marker_state(self) -> Optional[MarkerState]:
         """Return what to draw at the measured joints (None: no joint states yet)."""

@@ -95,7 +95,15 @@ class ControllerInputs:
         self.path: Optional[PathInput] = None
         self.pending_path: Optional[Tuple[PathInput, float]] = None  # (path, deadline s)
         self.refused_path: Optional[Tuple[PathInput, str]] = None  # TF failed: why
+        # Why the newest input was refused ('' once a newer one is taken): the status
+        # shows it until then.
+        self.refusal = ''
         self._target_sequence = 0
+
+    def refuse(self, key: str, message: str) -> List[Notice]:
+        """Refuse the newest input: keep why until a newer one is taken; return its notice."""
+        self.refusal = message
+        return [Notice('warn', key, message)]
 
     def has_input(self) -> bool:
         """Return whether a target, path or jog is there to drive the arm (not pending)."""
@@ -133,7 +141,7 @@ class ControllerInputs:
         """
         check = check_pose(position, quaternion_xyzw)
         if check.error:
-            return [Notice('warn', 'target:' + check.problem, f'target ignored: {check.error}')]
+            return self.refuse('target:' + check.problem, f'target ignored: {check.error}')
         notices = []
         if check.warning:
             notices.append(Notice('warn', 'target:normalised', check.warning))
@@ -143,14 +151,15 @@ class ControllerInputs:
         via_tf = not is_known_frame(chain, frame)
         target = Target(frame, check.T_frame_target, kind, position_only, stamp=stamp,
                         via_tf=via_tf)
-        if not via_tf:
-            self._drive(target)
-        elif self.frames is None:
-            notices.append(Notice('warn', 'target:frame',
-                                  f'target ignored: unknown frame "{frame}"; use one of '
-                                  f'{known_frames(chain)} (or empty for the base)'))
-        else:
+        if via_tf and self.frames is None:
+            return notices + self.refuse('target:frame', f'target ignored: unknown frame '
+                                         f'"{frame}"; use one of {known_frames(chain)} (or '
+                                         'empty for the base)')
+        self.refusal = ''
+        if via_tf:
             self.pending = PendingTarget(target, receive_time + settings.transform_timeout)
+        else:
+            self._drive(target)
         return notices
 
     def resolve_pending(self, now: float, settings: Settings) -> List[Notice]:
@@ -170,10 +179,10 @@ class ControllerInputs:
             if now < pending.deadline:
                 return []
             self.pending = None
-            return [Notice('warn', 'target:tf_' + error.kind,
-                           f'target ignored: no transform from "{target.frame_id}" to '
-                           f'"{self.arm.chain.base_link}" within transform_timeout '
-                           f'({settings.transform_timeout:g} s): {error}')]
+            return self.refuse('target:tf_' + error.kind,
+                               f'target ignored: no transform from "{target.frame_id}" to '
+                               f'"{self.arm.chain.base_link}" within transform_timeout '
+                               f'({settings.transform_timeout:g} s): {error}')
         self.pending = None
         target.T_base_frame, target.frame_time = T_base_frame, time  # not shared yet
         self._drive(target)
@@ -198,16 +207,17 @@ class ControllerInputs:
         values = np.concatenate([np.asarray(linear, dtype=float),
                                  np.asarray(angular, dtype=float)])
         if values.shape != (6,) or not np.all(np.isfinite(values)):
-            return [Notice('warn', 'jog:twist', f'jog twist ignored: not 6 finite values: '
-                           f'{values.tolist()}')]
+            return self.refuse('jog:twist', f'jog twist ignored: not 6 finite values: '
+                               f'{values.tolist()}')
         if has_subnormal(values):
-            return [Notice('warn', 'jog:int_bits', f'jog twist ignored: subnormal values '
-                           f'{values.tolist()}: {INT_BITS_HINT}')]
+            return self.refuse('jog:int_bits', f'jog twist ignored: subnormal values '
+                               f'{values.tolist()}: {INT_BITS_HINT}')
         chain = self.arm.chain
         frame = frame_name(frame_id) or frame_name(settings.twist_frame) or chain.tip_link
         if frame not in chain.frame_names and self.frames is None:
-            return [Notice('warn', 'jog:frame', f'jog twist ignored: unknown frame "{frame}"; '
-                           f'use one of {known_frames(chain)}')]
+            return self.refuse('jog:frame', f'jog twist ignored: unknown frame "{frame}"; '
+                               f'use one of {known_frames(chain)}')
+        self.refusal = ''
         if self.jog is None or self.jog.kind != 'twist':
             self.jog_path.reset()
         self.jog = JogCommand('twist', frame, values, receive_time)
@@ -219,7 +229,8 @@ class ControllerInputs:
         """Take joint velocities (rad/s or m/s) by name; the jog takes over from a target."""
         qdot, problem = joint_velocity_command(self.arm.chain.joint_names, names, velocities)
         if qdot is None:
-            return [Notice('warn', 'jog:joints', problem)]
+            return self.refuse('jog:joints', problem)
+        self.refusal = ''
         self.jog = JogCommand('joint', '', qdot, receive_time)
         self.target = self.pending = self.path = self.pending_path = None
         return []
@@ -236,14 +247,15 @@ class ControllerInputs:
         """
         check = check_waypoints(positions, quaternions)
         if check.error:
-            return False, [Notice('warn', 'path:' + check.problem, check.error)]
+            return False, self.refuse('path:' + check.problem, check.error)
         notices = [Notice('warn', 'path:normalised', check.warning)] if check.warning else []
         planning = frame_name(settings.planning_frame)
         frames = tuple(frame_name(frame) or planning for frame in frame_ids)
         in_tf = sorted({frame for frame in frames if not is_known_frame(self.arm.chain, frame)})
         if in_tf and self.frames is None:
-            return False, [Notice('warn', 'path:frame', f'path ignored: unknown frame '
-                                  f'"{in_tf[0]}"; use one of {known_frames(self.arm.chain)}')]
+            return False, self.refuse('path:frame', f'path ignored: unknown frame "{in_tf[0]}"; '
+                                      f'use one of {known_frames(self.arm.chain)}')
+        self.refusal = ''
         self._target_sequence += 1
         path = PathInput(frames, check.poses, tuple(float(stamp) for stamp in stamps), options,
                          self._target_sequence)
@@ -270,7 +282,7 @@ class ControllerInputs:
             message = (f'path ignored: no transform to "{self.arm.chain.base_link}" within '
                        f'transform_timeout ({settings.transform_timeout:g} s): {error}')
             self.refused_path = (path, message)
-            return [Notice('warn', 'path:tf_' + error.kind, message)]
+            return self.refuse('path:tf_' + error.kind, message)
         self._drive_path(path)
         return []
 

@@ -127,8 +127,9 @@ class Settings:
                                read_only=True)
     mode: str = _parameter('solve', 'solve: full IK per new target (retried until solved), '
                            'then a jerk-limited joint motion there; servo: each cycle one '
-                           'damped Cartesian step toward the latest target',
-                           choices=MODES, read_only=True)
+                           'damped Cartesian step toward the latest target (switched at run '
+                           'time only while the arm is at rest)',
+                           choices=MODES)
     command_type: str = _parameter(
         'joint_state', 'joint_state (~/joint_commands), joint_trajectory '
         '(~/joint_trajectory) or float64_multi_array (~/commands)', choices=COMMAND_TYPES,

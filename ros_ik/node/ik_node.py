@@ -73,6 +73,7 @@ from std_msgs.msg import String
 
 WARNING_PERIOD = 2.0  # s between two log lines of the same kind of problem
 INFO_PERIOD = 10.0
+LOG_FLUSH_PERIOD = 0.5  # s between checks for held log lines whose kind is due again
 # A kernel warm-up longer than this was a compilation (a cache load takes ~0.3 s): say so.
 COMPILE_NOTICE_SECONDS = 2.0
 # Commands are reliable (forward_command_controller and JTC subscribe reliable).
@@ -90,6 +91,11 @@ class IkNode(Node):
 
     def __init__(self, **kwargs) -> None:
         """Validate and declare parameters, load the arm (or wait for it), create topics."""
+        # What destroy_node() destroys, None until made: a start-up error or a stop during
+        # start-up leaves a node built in part, which rclpy's shutdown destroys.
+        self._ik_service: Optional[IkService] = None
+        self._polled: Optional[PolledInputs] = None
+        self._path_action: Optional[PathAction] = None
         super().__init__('ros_ik', **kwargs)
         self._node_clock = NodeClock(self.get_clock())
         self._epoch_ns = self._node_clock.now_ns()
@@ -131,21 +137,20 @@ class IkNode(Node):
         # Held while the cycle takes TF messages and while ~/solve_ik (its own thread) looks
         # a frame up.
         self._frames_lock = threading.Lock()
-        self._ik_service: Optional[IkService] = None
         self._load_robot_model()  # raises on an invalid URDF: no thread is started before
         self._ik_service = IkService(self, lambda: self._controller, lambda: self._settings,
                                      lambda: self._collision.model, self._frames_lock)
         self._periodic_timers = {name: self._create_timer(name) for name in TIMERS}
+        self.create_timer(LOG_FLUSH_PERIOD, self._flush_logs)
         self.add_pre_set_parameters_callback(as_declared_types)
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
 
     def destroy_node(self) -> None:
         """Destroy the inner nodes (polled inputs, the service) and the action, then this node."""
-        if self._ik_service is not None:
-            self._ik_service.destroy()
-        self._polled.destroy()
-        self._path_action.destroy()
+        for part in (self._ik_service, self._polled, self._path_action):
+            if part is not None:
+                part.destroy()
         super().destroy_node()
 
     # ----------------------------------------------------------------- set-up
@@ -189,6 +194,12 @@ class IkNode(Node):
         """Log ``message`` as information."""
         self.get_logger().info(message)
 
+    def _flush_logs(self) -> None:
+        """Log the newest held line of each kind of problem that is due again."""
+        for throttle in (self._warn, self._info):
+            if throttle.holding:
+                throttle.flush()
+
     def _log(self, notices: List[Notice]) -> None:
         """Log each notice, at most once per period for each kind."""
         for notice in notices:
@@ -224,18 +235,24 @@ class IkNode(Node):
 
     # ------------------------------------------------------------ parameters
     def _validate_parameters(self, parameters: List[Parameter]) -> SetParametersResult:
-        """Reject values the table does not allow, with the reason."""
+        """Reject values the table does not allow, or a mode switch while moving: say why."""
         try:
-            self._collision.validate(self._settings.updated(_table_values(parameters)))
+            updated = self._settings.updated(_table_values(parameters))
+            self._collision.validate(updated)
         except (ParameterError, SceneError, FrameError) as error:
             return SetParametersResult(successful=False, reason=str(error))
-        return SetParametersResult(successful=True)
+        refusal = (self._controller.mode_change_refusal(updated.mode)
+                   if self._controller is not None else '')
+        return SetParametersResult(successful=not refusal, reason=refusal)
 
     def _apply_parameters(self, parameters: List[Parameter]) -> None:
         """Adopt new values; a new rate or period restarts the timer it drives."""
         values = _table_values(parameters)
-        self._settings = self._settings.updated(values)
-        if self._controller is not None:
+        previous, self._settings = self._settings, self._settings.updated(values)
+        if self._controller is not None and self._settings.mode != previous.mode:
+            self._controller.switch_mode(self._settings)
+            self.get_logger().info(f'mode {previous.mode} -> {self._settings.mode}')
+        elif self._controller is not None:
             self._controller.settings = self._settings
         self._collision.apply(list(values), self._settings)
         for name, (parameter, _, _) in TIMERS.items():

@@ -126,8 +126,9 @@ class InputTopics:
     def _take_path(self, fields: Union[PathFields, int], receive_time: float) -> List[Notice]:
         """Hand over a Cartesian path (a waypoint count: too many to read)."""
         if isinstance(fields, int):
-            return [Notice('warn', 'path:too_long', f'path ignored: {fields} waypoints, at most '
-                                                    f'{MAX_WAYPOINTS} are taken (split it)')]
+            return self.controller.inputs.refuse('path:too_long', f'path ignored: {fields} '
+                                                 f'waypoints, at most {MAX_WAYPOINTS} are '
+                                                 'taken (split it)')
         return self.controller.set_path(*fields, PathOptions(), receive_time)[1]
 
     def _take_twist(self, message: TwistStamped, receive_time: float) -> List[Notice]:

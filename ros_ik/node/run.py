@@ -84,7 +84,7 @@ def run_node(create_node: Callable[[], Node], logger_name: str,
 
     A ``startup_errors`` exception while creating the node is logged as fatal
     (``cannot start: <reason>``) and gives 1; SIGINT, SIGTERM or an external shutdown give 0,
-    also during start-up.
+    also during start-up, which a stop ends at once (:mod:`ros_ik.node.stop_signals`).
     """
     stop_signals.install()
     stop = stop_signals.stop_requested
@@ -95,6 +95,7 @@ def run_node(create_node: Callable[[], Node], logger_name: str,
         except startup_errors as error:
             rclpy.logging.get_logger(logger_name).fatal(f'cannot start: {error}')
             return 1
+        stop_signals.started()
         gc.freeze()
         executor, description = create_executor()
         node.get_logger().info(description)
@@ -108,5 +109,7 @@ def run_node(create_node: Callable[[], Node], logger_name: str,
             executor.shutdown()
             node.destroy_node()
     finally:
+        stop_signals.started()  # a stop during the clean-up (or a failed start) waits for it
         rclpy.try_shutdown()
+        stop_signals.ignore_from_now()
     return 0

@@ -125,6 +125,7 @@ class CommandedArm(Node):
             description='every lost_every-th JointTrajectory is lost (0: none)',
             read_only=True))
         self._warn = KeyedThrottle(self.get_logger().warning, 2.0)
+        self.create_timer(0.5, self._warn.flush)  # the newest held warning once it is due
         initial = np.array(self.get_parameter('initial_positions').value, dtype=float)
         if initial.size == 1:
             initial = np.full(self.chain.n_joints, initial[0])

@@ -118,9 +118,16 @@ class WebView:
         gui = self.server.gui
         self.status = gui.add_markdown('**ik_node**: waiting for its status')
         self.mode = gui.add_dropdown('mode', ('servo', 'solve'), initial_value='servo')
+        self.notice = gui.add_markdown('')  # why the last mode switch was refused
         with gui.add_folder('jog the tool (base frame)'):
             self.jog_buttons = {axis: gui.add_button(f'jog {axis}') for axis in JOG_AXES}
+        self.enable_controls(False)  # until the IK node's status shows it is there
         self.frames_sent = 0  # robot redraws sent to the browsers
+
+    def enable_controls(self, enabled: bool) -> None:
+        """Enable or grey out the mode switch and the jog buttons (no IK node: grey)."""
+        for control in (self.mode, *self.jog_buttons.values()):
+            control.disabled = not enabled
 
     def show_joints(self, q: np.ndarray) -> None:
         """Place every body at the forward kinematics of ``q`` (one batch of updates)."""
@@ -146,6 +153,11 @@ class WebView:
         rows = '\n'.join(f'| {key} | {value} |' for key, value in values.items())
         self.status.content = (f'**ik_node: {level}**  \n{message}\n\n| value | |\n|---|---|\n'
                                + rows)
+
+    def show_absence(self, text: str) -> None:
+        """Say in the panel what is missing (the IK node, joint states); grey the controls."""
+        self.status.content = f'**ik_node: not there**  \n{text}'
+        self.enable_controls(False)
 
     def close(self) -> None:
         """Stop serving the page."""

@@ -14,7 +14,7 @@
 
 """Messages the closed-loop tests send and read: pose targets, the IK node's status."""
 
-from typing import Optional
+from typing import Dict, Optional
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import PoseStamped
@@ -29,6 +29,11 @@ def ik_status(message: DiagnosticArray,
     """Return the IK node's status in a /diagnostics message (``previous`` if not there)."""
     return next((status for status in message.status if status.name == IK_STATUS_NAME),
                 previous)
+
+
+def status_values(status: DiagnosticStatus) -> Dict[str, str]:
+    """Return a status's key/value pairs as a dict."""
+    return {pair.key: pair.value for pair in status.values}
 
 
 def pose_target(T_frame_target: np.ndarray, frame_id: str, stamp=None) -> PoseStamped:

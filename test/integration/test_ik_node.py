@@ -26,6 +26,7 @@ from typing import List, Optional
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import PointStamped, PoseStamped
+from loop_messages import status_values
 import numpy as np
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -280,11 +281,6 @@ def ik_status(collector: Collector, node_name: str = 'ros_ik'):
             if status.name == f'{node_name}: ik':
                 return status
     return None
-
-
-def status_values(status) -> dict:
-    """Return a status's key/value pairs as a dict."""
-    return {pair.key: pair.value for pair in status.values}
 
 
 def test_planar_manipulability_and_diagnostics_give_three(peer, start_node):
@@ -579,6 +575,39 @@ def test_parameters_rejected_out_of_range_and_applied_in_range(peer, start_node)
     assert_within_velocity_limits(arm, chain, 0.1, UR5_HOME)
     speeds = np.abs(np.array(arm.velocities))
     assert speeds.max() > 0.09 * chain.velocity_limits.min()  # the new cap is the one in use
+
+
+def test_mode_switches_at_rest_and_is_refused_with_the_reason_while_moving(peer, start_node):
+    """
+    Check ``mode`` at run time: refused mid-motion (saying why), taken at rest, then used.
+
+    Before, ``mode`` was read-only: the browser view's mode switch could never work.
+    """
+    chain = load_bundled_chain('ur5')
+    kinematics = ChainKinematics(chain)
+    start_node(mode='solve', velocity_scale=0.2)
+    diagnostics = Collector(peer, DiagnosticArray, '/diagnostics')
+    arm = EchoArm(peer, chain.joint_names, UR5_HOME)
+    targets = target_publisher(peer)
+    T_goal = kinematics.tip_pose(np.array(UR5_GOAL))
+    publish_until_matched(peer, targets, pose_target(T_goal), arm=arm)
+    assert peer.spin_until(lambda: len(arm.commands) > 2
+                           and np.abs(arm.commands[-1] - UR5_HOME).max() > 1e-3, 10.0)
+    refused = set_parameter(peer, 'mode', 'servo')
+    assert not refused.successful
+    assert refused.reason.startswith('mode can change only while the arm is at rest; it is '
+                                     'moving in solve mode'), refused.reason
+    assert peer.spin_until(lambda: tip_error(kinematics, arm.q, T_goal) < 1e-3
+                           and len(arm.commands) > 1
+                           and np.array_equal(arm.commands[-1], arm.commands[-2]), 30.0)
+    assert set_parameter(peer, 'mode', 'servo').successful
+    assert peer.spin_until(lambda: ik_status(diagnostics) is not None and status_values(
+        ik_status(diagnostics)).get('mode') == 'servo', 10.0)
+    T_next = kinematics.tip_pose(np.array(UR5_HOME))
+    targets.publish(pose_target(T_next))
+    assert peer.spin_until(lambda: tip_error(kinematics, arm.q, T_next) < 1e-3, 30.0)
+    assert 'servo_recovery' in status_values(ik_status(diagnostics))  # servo's own value
+    assert_within_velocity_limits(arm, chain, 0.2, UR5_HOME)
 
 
 def test_robot_description_from_latched_topic(peer, start_node):

@@ -49,6 +49,9 @@ except (LookupError, OSError, ValueError) as error:
                 allow_module_level=True)
 
 ARM = 'panda'
+# s for ik_node to subscribe its target: the first start of a fresh install compiles the
+# kernels (a minute or more on a busy 2-core machine; later starts load them in seconds).
+STARTUP_TIMEOUT = 300.0
 
 
 def include(launch_file: str, **arguments) -> IncludeLaunchDescription:
@@ -82,7 +85,7 @@ def drive_to_target(target_topic: str, state_topic: str = 'joint_states',
         T_base_target = kinematics.tip_pose(np.array(arm.home) + 0.2)
         message = PoseStamped(pose=pose_message(T_base_target))
         message.header.frame_id = arm.base_link
-        assert peer.spin_until(lambda: targets.get_subscription_count() > 0, 30.0)
+        assert peer.spin_until(lambda: targets.get_subscription_count() > 0, STARTUP_TIMEOUT)
         targets.publish(message)
 
         def error() -> float:

@@ -189,6 +189,35 @@ def test_bad_targets_are_refused_and_the_last_good_one_kept():
     assert tip_error(controller, q, T_base_target) < 1e-3
 
 
+def test_a_refused_input_is_an_error_in_the_report_until_a_newer_input_is_taken():
+    """
+    Check +1e308 then -1e308: each refusal stands in the report until a good target.
+
+    Before, a refused target only reached the (throttled) log: /diagnostics stayed OK.
+    """
+    controller = bundled_controller('ur5')
+    T_base_target = controller.arm.kinematics.tip_pose(UR5_GOAL)
+    controller.set_target('base_link', *pose_of(T_base_target), 'pose')
+    run_loop(controller, UR5_HOME, 0.1)
+    assert controller.report().level != 'ERROR'
+    for x in (1e308, -1e308):
+        controller.set_target('base_link', (x, 0.0, 0.5), (0.0, 0.0, 0.0, 1.0), 'pose')
+        report = controller.report()
+        assert report.level == 'ERROR'
+        assert report.message.startswith('newest input refused: target ignored: target '
+                                         f'position [{x:g}, 0.0, 0.5] is beyond'), report
+        assert report.values['refused_input'] in report.message
+    controller.set_twist('nowhere', (0.0, 0.0, 0.01), (0.0, 0.0, 0.0), 0.2)
+    assert 'unknown frame "nowhere"' in controller.report().values['refused_input']
+    controller.set_target('base_link', *pose_of(T_base_target), 'pose')
+    report = controller.report()
+    assert report.level != 'ERROR' and 'refused_input' not in report.values, report
+    controller.set_joint_jog(['no_such_joint'], [0.1], 0.3)
+    assert controller.report().level == 'ERROR'
+    controller.set_joint_jog(list(controller.arm.chain.joint_names[:1]), [0.1], 0.3)
+    assert 'refused_input' not in controller.report().values
+
+
 def test_a_target_in_a_link_fixed_inside_the_chain_is_resolved_there():
     """Check a point given in panda_hand (a fixed link) is reached where FK puts it."""
     controller = bundled_controller('panda', mode='solve')

@@ -60,8 +60,11 @@ def test_bad_values_name_the_parameter_the_value_and_what_is_allowed(values, mes
 def test_read_only_parameters_cannot_change_at_run_time():
     """Check a run-time update of a read-only parameter is refused; others apply."""
     settings = Settings()
-    with pytest.raises(ParameterError, match='parameter mode is read-only'):
-        settings.updated({'mode': 'solve'})
+    with pytest.raises(ParameterError, match='parameter command_type is read-only'):
+        settings.updated({'command_type': 'joint_trajectory'})
+    with pytest.raises(ParameterError, match="mode = 'teleport' is not allowed"):
+        settings.updated({'mode': 'teleport'})
+    assert settings.updated({'mode': 'servo'}).mode == 'servo'  # the controller says when
     assert settings.updated({'gain': 2}).gain == 2.0
     assert settings.gain == 5.0
 

@@ -182,4 +182,29 @@ def test_keyed_throttle_keeps_problems_apart():
     assert throttle('frame', 'unknown frame')
     now[0] = 2.5
     assert throttle('nan', 'position is NaN later')
-    assert logged == ['position is NaN', 'unknown frame', 'position is NaN later']
+    assert logged == ['position is NaN', 'unknown frame',
+                      'position is NaN later (1 more like this in the last 2 s not logged)']
+
+
+def test_keyed_throttle_logs_the_newest_held_message_when_its_key_is_due():
+    """
+    Check +1e308 then -1e308 within the period: the second is logged once the key is due.
+
+    Before, a second refusal of the same kind within the period was never logged.
+    """
+    logged = []
+    now = [0.0]
+    throttle = KeyedThrottle(logged.append, 2.0, clock=lambda: now[0])
+    assert throttle('target:range', 'x = +1e308')
+    now[0] = 0.1
+    assert not throttle('target:range', 'x = -1e308')
+    assert not throttle('target:range', 'x = -2e308') and throttle.holding
+    throttle.flush()
+    assert logged == ['x = +1e308']  # not due yet
+    now[0] = 2.0
+    throttle.flush()
+    assert logged == ['x = +1e308',
+                      'x = -2e308 (1 more like this in the last 2 s not logged)']
+    assert not throttle.holding
+    throttle.flush()
+    assert len(logged) == 2

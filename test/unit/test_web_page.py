@@ -131,3 +131,27 @@ def test_page_moves_bodies_by_forward_kinematics():
         np.testing.assert_allclose(view.gizmo_pose(), T_tool, atol=1e-6)
     finally:
         view.close()
+
+
+def test_controls_are_grey_until_the_node_is_there_and_its_absence_is_said():
+    """
+    Check the page's mode switch and jog buttons: off at start, on with the node, off again.
+
+    Before, with no IK node the page said "waiting for its status" forever and the jog
+    buttons and mode switch acted silently.
+    """
+    kinematics = ChainKinematics(load_bundled_chain('ur5'))
+    view = WebView('127.0.0.1', 0, kinematics, [])
+    controls = [view.mode, *view.jog_buttons.values()]
+    try:
+        assert all(control.disabled for control in controls)
+        view.enable_controls(True)
+        view.show_status('OK', 'target reached', {'mode': 'servo'})
+        assert not any(control.disabled for control in controls)
+        assert view.status.content.startswith('**ik_node: OK**  \ntarget reached')
+        view.show_absence('no status from `ros_ik` on /diagnostics for 3 s')
+        assert all(control.disabled for control in controls)
+        assert view.status.content == ('**ik_node: not there**  \nno status from `ros_ik` on '
+                                       '/diagnostics for 3 s')
+    finally:
+        view.close()
