@@ -24,6 +24,7 @@ import importlib.util
 import math
 from typing import List, Sequence
 
+from diagnostic_msgs.msg import DiagnosticStatus
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Path
 import numpy as np
@@ -208,7 +209,11 @@ def test_a_path_in_world_goes_through_tf_and_bad_paths_are_refused(peer, process
 
 
 def test_a_flood_of_waypoints_is_refused_while_a_path_runs(peer, processes, tmp_path):
-    """Check 100k waypoints on ~/target_path are refused (a warning) and the square goes on."""
+    """
+    Check 100k waypoints on ~/target_path are refused (a warning) and the square goes on.
+
+    The refusal stands on /diagnostics (ERROR, before what the arm does) until a newer input.
+    """
     loop = bundled_loop(peer, processes, tmp_path, 'ur5')
     try:
         home = np.array(BUNDLED_ARMS['ur5'].home)
@@ -224,8 +229,11 @@ def test_a_flood_of_waypoints_is_refused_while_a_path_runs(peer, processes, tmp_
         publisher.publish(flood)
         loop.wait_for(lambda: 'path ignored: 100000 waypoints' in loop.processes[1].output(),
                       TIMEOUT)
-        loop.wait_for(lambda: loop.status.message == 'path done' and at(loop, corners[-1]),
-                      TIMEOUT)
+        refused = 'newest input refused: path ignored: 100000 waypoints'
+        loop.wait_for(lambda: loop.status.message.startswith(refused)
+                      and loop.status.message.endswith('; path done')
+                      and at(loop, corners[-1]), TIMEOUT)
+        assert loop.status.level == DiagnosticStatus.ERROR
         assert off_path(loop, corners) <= 1e-3
         loop.check_stream(home)
     finally:
