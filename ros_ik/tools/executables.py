@@ -20,6 +20,7 @@ stop-signal handlers are installed before that, so a stop at any moment exits 0.
 """
 
 import importlib
+import os
 import sys
 
 from ros_ik.node import stop_signals
@@ -37,7 +38,15 @@ def ik_node() -> int:
 
 
 def physics_arm() -> int:
-    """Run the physics-backed (MuJoCo) simulated arm."""
+    """
+    Run the physics-backed (MuJoCo) simulated arm.
+
+    It renders nothing, so MuJoCo's OpenGL set-up is off unless ``MUJOCO_GL`` is set:
+    importing ``mujoco`` otherwise loads ``glfw``, which starts a Python subprocess to read
+    the GLFW version; a Ctrl-C to the process group (or the pipe closing as the arm exits
+    at a stop) then printed that child's traceback.
+    """
+    os.environ.setdefault('MUJOCO_GL', 'disable')
     return _run('ros_ik.sim.physics_arm')
 
 
