@@ -91,8 +91,8 @@ class IkNode(Node):
 
     def __init__(self, **kwargs) -> None:
         """Validate and declare parameters, load the arm (or wait for it), create topics."""
-        # What destroy_node() destroys, None until made: a start-up error or a stop during
-        # start-up leaves a node built in part, which rclpy's shutdown destroys.
+        # What destroy_node() destroys, None until made: a start-up error leaves a node
+        # built in part, which rclpy's shutdown destroys.
         self._ik_service: Optional[IkService] = None
         self._polled: Optional[PolledInputs] = None
         self._path_action: Optional[PathAction] = None

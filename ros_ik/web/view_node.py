@@ -56,7 +56,8 @@ from ros_ik.kinematics.urdf_errors import UrdfError
 from ros_ik.kinematics.urdf_loader import parse_robot
 from ros_ik.node.chain_parameters import declare_and_load_chain, robot_description_text
 from ros_ik.node.mesh_packages import package_directories
-from ros_ik.node.messages import diagnostic_status, format_value, pose_message
+from ros_ik.node.messages import (diagnostic_status, format_value, pose_components,
+                                  pose_message)
 from ros_ik.node.run import run_node
 from ros_ik.web.page import JOG_AXES, WebView
 from ros_ik.web.robot_visuals import visual_shapes
@@ -265,8 +266,7 @@ class RosIkWeb(Node):
 
     def _marker_pose(self, marker: Marker) -> np.ndarray:
         """Return a target marker's pose (4x4, base frame); a sphere takes the tool's rotation."""
-        p, q = marker.pose.position, marker.pose.orientation
-        T = pose_matrix((p.x, p.y, p.z), (q.x, q.y, q.z, q.w))
+        T = pose_matrix(*pose_components(marker.pose))
         if marker.type == Marker.SPHERE and self._shown is not None:
             T[:3, :3] = self.kinematics.tip_pose(self._shown)[:3, :3]
         return T
