@@ -56,6 +56,7 @@ setup(
             'ros_ik_demo = ros_ik.demo.closed_loop:main',
             'ros_ik_collision_pairs = ros_ik.tools.collision_pairs:main',
             'physics_arm = ros_ik.tools.executables:physics_arm',
+            'position_stream_bridge = ros_ik.tools.executables:position_stream_bridge',
             'ros_ik_report = ros_ik.tools.report:main',
             'ros_ik_web = ros_ik.tools.executables:ros_ik_web',
             'sim_arm = ros_ik.tools.executables:sim_arm',

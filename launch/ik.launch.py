@@ -54,7 +54,10 @@ ARGUMENTS = (
                                  'checks; empty: none'),
     ('mode', 'solve', 'solve (full IK per target, then a jerk-limited move) or servo '
                       '(damped Cartesian steps)'),
-    ('command_type', 'joint_state', 'command message: ' + ', '.join(COMMAND_TYPES)),
+    ('command_type', 'joint_trajectory', 'command message: ' + ', '.join(COMMAND_TYPES)
+     + ' (joint_trajectory: horizons for joint_trajectory_controller, which carry the arm '
+       'through a stall of this process on a loaded computer; the position streams cannot: '
+       "the arm's driver holds the last command)"),
     ('params_file', os.path.join(SHARE, 'config', 'ik.yaml'), 'ik_node parameters file'),
     ('namespace', '', 'namespace of the node and its topics'),
     ('target_topic', '', 'remap ~/target_pose (full 6-D targets) to this topic; empty: none'),

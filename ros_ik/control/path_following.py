@@ -40,6 +40,9 @@ from ros_ik.paths.stretch_planner import (deviation, PathStop, PathTask, plan_st
 from ros_ik.trajectory.online_generator import MotionState
 
 FINAL_BRAKES = ('cancel', 'replace')  # brakes after which the path is over
+# m of path: a brake (a stall, a lagging arm) that comes to rest this close to the end of its
+# stretch has arrived there (nothing is left to plan: the next stretch or the end follows).
+AT_STRETCH_END = 1e-6
 # How a stretch-ending ``PathStop`` of kind 'start' reads when nothing moved at all.
 NOT_ON_PATH = 'the commanded joints are not on the path (it moved under them)'
 
@@ -135,9 +138,16 @@ class PathFollower:
             return
         if state.is_at_rest():
             s = self._s_of(state.position)
-            self.motion = None
+            # What the tail the controller followed was: the brake from the last command.
+            self.previous_motion = self.motion.braked(min(self._last_time,
+                                                          self.motion.end_time))
+            self.motion, self._next = None, None
+            if (self.braking not in FINAL_BRAKES
+                    and s >= self.stretch_bounds[1] - AT_STRETCH_END):
+                self._final_q, self.s_commanded = state.position.copy(), s
+                self._arrived(state.position.copy(), time)
+                return
             self._rest = (s, state.position.copy(), time)
-            self._next = None
             if not self.braking:
                 self.braking = 'stall'
         else:
@@ -164,7 +174,9 @@ class PathFollower:
             self.stop = stretch.stop or PathStop('start', s, NOT_ON_PATH)
             self._rest = None
             return
-        self.motion = StretchMotion(stretch, stretch.timing, time)
+        previous = self.previous_motion
+        self.motion = StretchMotion(stretch, stretch.timing, time, before=previous if (
+            previous is not None and previous.end_time == time) else None)
         self._rest = None
 
     def _arrive(self) -> None:
@@ -178,18 +190,30 @@ class PathFollower:
         if self.braking in FINAL_BRAKES:
             self._rest = None
             return
-        if self.braking:
+        if self.braking and s < self.stretch_bounds[1] - AT_STRETCH_END:
             self._rest = (s, q, motion.end_time)
             return
         if motion.stretch.stop is not None:
             self.stop = motion.stretch.stop
             self._rest = None
             return
+        self._arrived(q, motion.end_time)
+
+    def _arrived(self, q: np.ndarray, time: float) -> None:
+        """
+        At rest at the stretch's end (joints ``q``) at ``time`` (s): go on from there.
+
+        The next stretch starts from that rest (the path is over after its last), also
+        after a brake (a stall, a lagging arm) that came to rest there: nothing is left to
+        plan of this stretch.
+        """
+        self.braking = ''
         if self.last_stretch:
             self._rest = None
             return
-        self.stretch_index += 1
-        self._rest = (s, q, motion.end_time)
+        s = self.stretch_bounds[1]  # the next stretch's start (a brake stopped within
+        self.stretch_index += 1     # AT_STRETCH_END of it, before the corner)
+        self._rest = (s, q, time)
 
     def _plan_next(self) -> None:
         """Plan the next stretch from where the current one comes to rest."""

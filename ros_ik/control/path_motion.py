@@ -20,14 +20,17 @@ or a brake) started at command time ``t0`` (s, the controller's clock). At time 
 joints are ``q(s)``, their velocity ``q'(s) v`` and acceleration ``q''(s) v^2 + q'(s) a``
 (``v, a`` of the timing at ``t - t0``): one continuous jerk-limited motion on the path, the
 same whatever times the commands are sampled at. After the timing ends the joints rest
-exactly (velocity and acceleration 0).
+exactly (velocity and acceleration 0). A stretch that starts where the previous one came to
+rest keeps that one as ``before``: times before ``t0`` are the previous motion's (a
+command step that spans the stretches' change samples the approach to the rest point,
+not the new stretch held at it).
 
 It is also what the command stream asks of a path step: states between two commands (the
 JointTrajectory horizon's dense points) and the hardest stop along the path after a
 command (the horizon's tail, what joint_trajectory_controller executes if messages stop).
 """
 
-from typing import Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 
@@ -41,11 +44,15 @@ Samples = Tuple[np.ndarray, np.ndarray, np.ndarray]  # positions, velocities, ac
 class StretchMotion:
     """A timing over a planned stretch's joint path from command time ``t0`` (s)."""
 
-    def __init__(self, stretch: PlannedStretch, timing: StretchTiming, t0: float) -> None:
-        """Keep the stretch, the timing followed and when it starts."""
+    def __init__(self, stretch: PlannedStretch, timing: StretchTiming, t0: float,
+                 before: Optional['StretchMotion'] = None) -> None:
+        """Keep the stretch, the timing followed, when it starts and the motion before."""
         self.stretch = stretch
         self.timing = timing
         self.t0 = t0
+        # The motion that came to rest at t0, without its own ``before`` (one change).
+        self.before = (None if before is None else
+                       StretchMotion(before.stretch, before.timing, before.t0))
 
     @property
     def end_time(self) -> float:
@@ -60,10 +67,21 @@ class StretchMotion:
         return s, np.where(done, 0.0, v), np.where(done, 0.0, a)
 
     def samples(self, times: np.ndarray) -> Samples:
-        """Return joint positions, velocities, accelerations (k, n) at command times (k,)."""
+        """
+        Return joint positions, velocities, accelerations (k, n) at command times (k,).
+
+        ``q(s)``, ``q'(s) v`` and ``q''(s) v^2 + q'(s) a``; times before ``t0`` are the
+        ``before`` motion's, where there is one.
+        """
+        times = np.asarray(times, dtype=float)
         s, v, a = self.path_state(times)
         q, q1, q2, _ = self.stretch.joint_path.evaluate(s)
-        return q, q1 * v[:, None], q2 * (v * v)[:, None] + q1 * a[:, None]
+        samples = (q, q1 * v[:, None], q2 * (v * v)[:, None] + q1 * a[:, None])
+        earlier = times < self.t0
+        if self.before is not None and earlier.any():
+            for own, previous in zip(samples, self.before.samples(times[earlier])):
+                own[earlier] = previous
+        return samples
 
     def state_at(self, time: float) -> MotionState:
         """Return the commanded joint state at command time ``time`` (s)."""

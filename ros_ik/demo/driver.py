@@ -16,9 +16,11 @@
 The demo's rclpy side: sends each segment's target or jog, records what the arm does.
 
 :class:`DemoDriver` subscribes the simulated arm's joint states and faults and the IK node's
-commands, manipulability, diagnostics and markers; it records the largest commanded joint
-speed and acceleration (from the command stamps) per joint-state sample and the node's
-measures, and runs one segment at a time until the target is reached, reported or timed out.
+commands, manipulability, diagnostics and markers; it records the largest joint speed and
+acceleration of the controller's setpoint per joint-state sample (the commands are
+JointTrajectory horizons, executed as joint_trajectory_controller does:
+:mod:`ros_ik.node.jtc_emulation`) and the node's measures, and runs one segment at a time
+until the target is reached, reported or timed out.
 """
 
 from dataclasses import dataclass, field, replace
@@ -31,22 +33,29 @@ import numpy as np
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_ik.collision.scene import parse_scene
 from ros_ik.control.command_topics import COMMAND_TOPICS
+from ros_ik.control.parameters import Settings
+from ros_ik.control.trajectory_horizon import KEEP_PERIODS
 from ros_ik.demo.path_runner import PathRunner
 from ros_ik.demo.segments import frame_poses, Segment
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import pose_error
+from ros_ik.node.jtc_emulation import JointTrajectoryControllerEmulation
 from ros_ik.node.messages import pose_message
 from ros_ik.tools.arm_selection import SelectedArm
 from ros_ik.tools.node_processes import RosPeer
-from ros_ik.trajectory.stream_check import divided_differences
 from ros_ik_msgs.action import FollowPath
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, String, UInt32
+from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import MarkerArray
 
 POSITION_TOLERANCE = 1e-3  # m, the node's default "reached"
 ORIENTATION_TOLERANCE = 1e-2  # rad
 SCENE_TIMEOUT = 5.0  # s for the IK node to draw a new collision scene
+SETPOINT_PERIOD = 0.002  # s: the emulated controller's update period (JTC at 500 Hz)
+# s: a joint-state sample records the setpoint until this long ago; commands read later
+# than this (this process busy) would be taken after the controller had them.
+EXECUTION_LAG = 0.1
 RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -55,10 +64,11 @@ LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
 @dataclass
 class Recording:
     """
-    Samples of the run: time (s), commanded speed and acceleration / limit, measures.
+    Samples of the run: time (s), setpoint speed and acceleration / limit, measures.
 
-    Speed and acceleration are the largest joint's, from the command stamps; the measures
-    (manipulability, damping) are the node's.
+    Speed and acceleration are the largest joint's, of the controller's setpoint (the
+    spline of the commands) at the sample's time; the measures (manipulability, damping)
+    are the node's.
     """
 
     time: List[float] = field(default_factory=list)
@@ -105,9 +115,15 @@ class DemoDriver:
         self.latest_q: Optional[np.ndarray] = None
         self.latest_manipulability = np.nan
         self.latest_damping = 0.0
-        self.latest_command_fraction = 0.0
-        self.latest_acceleration_fraction = 0.0
-        self.commands: List[tuple] = []  # (stamp s, positions) of the last three commands
+        # The controller the commands drive, emulated (None until the first joint states),
+        # run up to _executed_until (s since epoch); the largest setpoint speed and
+        # acceleration / limit since the last sample (-1: none) and the last recorded.
+        self.controller: Optional[JointTrajectoryControllerEmulation] = None
+        self._executed_until = 0.0
+        self._peaks = np.full(2, -1.0)
+        self._held = np.zeros(2)
+        # s: a horizon starts this long before its cycle (the node's default update rate)
+        self._kept_before_clock = KEEP_PERIODS / Settings().update_rate
         self.faults = 0
         self.status: Optional[DiagnosticStatus] = None
         self.contact_events = 0  # physics: contact events so far
@@ -115,8 +131,9 @@ class DemoDriver:
         self.epoch = int(time.time())  # stamps relative to it keep nanoseconds in a double
         node = peer.node
         node.create_subscription(JointState, 'joint_states', self._on_joint_state, RELIABLE)
-        node.create_subscription(JointState, 'ros_ik/' + COMMAND_TOPICS['joint_state'],
-                                 self._on_command, RELIABLE)
+        node.create_subscription(JointTrajectory,
+                                 'ros_ik/' + COMMAND_TOPICS['joint_trajectory'],
+                                 self._on_trajectory, RELIABLE)
         node.create_subscription(Float64, 'ros_ik/manipulability', self._on_manipulability,
                                  RELIABLE)
         node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
@@ -135,21 +152,45 @@ class DemoDriver:
         node.create_subscription(MarkerArray, 'ros_ik/markers', self._on_markers, RELIABLE)
         self.paths = PathRunner(peer, self.kinematics, arm.chain.base_link)
 
-    def _on_command(self, message: JointState) -> None:
-        """Keep the largest commanded speed and acceleration (from the stamps) / limit."""
+    def _now(self) -> float:
+        """Return the time (s since ``epoch``) on the clock of the commands' stamps."""
+        return time.time() - self.epoch
+
+    def _on_trajectory(self, message: JointTrajectory) -> None:
+        """
+        Hand a command (a horizon) to the emulated controller when the arm's got it.
+
+        That is its cycle's time (the arm's controller takes it within a millisecond), the
+        first point's time (its stamp) plus the ``KEEP_PERIODS`` the horizon keeps before
+        the clock, or when this process reads it if sooner: the controller executed the
+        previous command until then, however late this process gets to it.
+        """
+        if self.controller is None:
+            return
         stamp = (message.header.stamp.sec - self.epoch) + message.header.stamp.nanosec * 1e-9
-        self.commands = (self.commands + [(stamp, np.array(message.position))])[-3:]
-        self.paths.command(stamp, self.commands[-1][1])
+        arrival = min(stamp + self._kept_before_clock, self._now())
+        self._execute_until(arrival)
+        self.controller.receive(message, arrival)
+
+    def _execute_until(self, until: float) -> None:
+        """
+        Run the emulated controller every ``SETPOINT_PERIOD`` s up to ``until`` (s).
+
+        Keeps the largest joint speed and acceleration of its setpoint / limit since the
+        last joint-state sample; during a path each setpoint is the commanded tool's sample.
+        """
+        if until <= self._executed_until:
+            return
+        times = np.append(np.arange(self._executed_until + SETPOINT_PERIOD, until,
+                                    SETPOINT_PERIOD), until)
         limits = self.arm.limits
-        self.latest_command_fraction = max(self.latest_command_fraction or 0.0, float(
-            np.max(np.abs(np.array(message.velocity)) / limits.velocity)))
-        if len(self.commands) == 3:
-            times = np.array([entry[0] for entry in self.commands])
-            acceleration = divided_differences(
-                times, np.array([entry[1] for entry in self.commands]), 2)[-1]
-            self.latest_acceleration_fraction = max(self.latest_acceleration_fraction or 0.0,
-                                                    float(np.max(np.abs(acceleration)
-                                                                 / limits.acceleration)))
+        for at in times:
+            setpoint = self.controller.update(float(at))
+            self.paths.command(float(at), setpoint.position)
+            self._peaks = np.maximum(self._peaks, (
+                np.max(np.abs(setpoint.velocity) / limits.velocity),
+                np.max(np.abs(setpoint.acceleration) / limits.acceleration)))
+        self._executed_until = until
 
     def _on_markers(self, message: MarkerArray) -> None:
         """Keep the names of the scene objects the IK node draws."""
@@ -160,20 +201,20 @@ class DemoDriver:
         self.faults = message.data
 
     def _on_joint_state(self, message: JointState) -> None:
+        """Record a sample: the setpoint's peaks until ``EXECUTION_LAG`` s ago, the measures."""
         self.latest_q = np.array(message.position)
+        if self.controller is None:
+            self.controller = JointTrajectoryControllerEmulation(
+                self.arm.chain.joint_names, self.latest_q, self.epoch * 10 ** 9)
+            self._executed_until = self._now()
+        self._execute_until(self._now() - EXECUTION_LAG)
         recording = self.recording
-        # No command since the last sample: the last values hold.
-        fraction = self.latest_command_fraction
-        if fraction is None:
-            fraction = recording.speed_fraction[-1] if recording.speed_fraction else 0.0
-        acceleration_fraction = self.latest_acceleration_fraction
-        if acceleration_fraction is None:
-            acceleration_fraction = (recording.acceleration_fraction[-1]
-                                     if recording.acceleration_fraction else 0.0)
-        self.latest_command_fraction = self.latest_acceleration_fraction = None
+        if np.all(self._peaks >= 0.0) or not recording.time:
+            self._held = np.maximum(self._peaks, 0.0)
+        self._peaks = np.full(2, -1.0)
         recording.time.append(time.monotonic() - self.start)
-        recording.speed_fraction.append(fraction)
-        recording.acceleration_fraction.append(acceleration_fraction)
+        recording.speed_fraction.append(float(self._held[0]))
+        recording.acceleration_fraction.append(float(self._held[1]))
         recording.manipulability.append(self.latest_manipulability)
         recording.damping.append(self.latest_damping)
 

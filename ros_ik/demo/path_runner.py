@@ -16,8 +16,9 @@
 The demo's Cartesian path segment: a FollowPath goal, and the commanded tool along it.
 
 The waypoints go to the IK node's ``~/follow_path`` action with the segment's tool speed
-cap; while it runs, the commanded tool position (forward kinematics of every command heard)
-and speed (between command stamps) are recorded for the table and the plot.
+cap; while it runs, the commanded tool position (forward kinematics of the controller's
+setpoint, the spline of the commands, at every joint-state sample) and speed (between
+samples) are recorded for the table and the plot.
 """
 
 from dataclasses import dataclass, field

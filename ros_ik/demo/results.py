@@ -29,8 +29,9 @@ from ros_ik.demo.segments import Segment
 
 def format_table(outcomes: List[Outcome], physics: bool = False) -> str:
     """Return the per-target table (``physics``: with the physics arm's columns)."""
-    lines = ['peak v, peak a: largest commanded joint speed and acceleration (from the '
-             'command stamps) / joint limit; min w: lowest manipulability; max lam: highest '
+    lines = ['peak v, peak a: largest joint speed and acceleration of the '
+             "controller's setpoint (the spline of the commands) / joint limit; min w: lowest "
+             'manipulability; max lam: highest '
              'damping (m/rad)' + ('; track mm: peak tracking error at the tool; effort: '
                                   'peak drive effort / limit; contacts: contact events'
                                   if physics else ''),
@@ -96,7 +97,7 @@ def path_summary(recording: PathRecording) -> str:
     if result is None:
         return 'Cartesian path: no result'
     approach = recording.approach_count()
-    approached = (f' (after {approach} commands approaching its first corner by a joint '
+    approached = (f' (after {approach} samples approaching its first corner by a joint '
                   'motion)' if approach else '')
     return (f'Cartesian path (the square): {result.message}; fraction {result.fraction:.3f}, '
             f'largest commanded deviation {1e3 * result.max_deviation:.2g} mm, peak '

@@ -215,8 +215,34 @@ def _with_peak(zone: Zone, entry: float, exit_speed: float, limits: MotionLimits
             fastest = float(times[best])
             chosen = (float(peaks[best]), float(accelerations[best]), float(jerks[best]))
         low, high = peaks[max(best - 1, 0)], peaks[min(best + 1, PEAK_GRID - 1)]
+    if not np.isfinite(fastest):
+        chosen = _short_zone_peak(zone, entry, exit_speed, limits)
     peak, acceleration, jerk = chosen
     return replace(zone, peak=max(peak, MIN_SPEED), acceleration=acceleration, jerk=jerk)
+
+
+def _short_zone_peak(zone: Zone, entry: float, exit_speed: float, limits: MotionLimits
+                     ) -> Tuple[float, float, float]:
+    """
+    Return (peak, a, j) of a zone too short for every peak of the grid: the highest that fits.
+
+    Bisection between the end speeds and the cap on whether the S-curves up to the peak and
+    down to the exit fit the zone's length (a few micrometres left of a stretch after a
+    brake: without it the zone would be crossed at ``MIN_SPEED``, for hours).
+    """
+    length = zone.end - zone.start
+    low, high = max(entry, exit_speed), zone.cap
+    bounds = tangential_bounds(zone.bounds, np.array([low]), limits)
+    chosen = (low, float(bounds[0][0]), float(bounds[1][0]))
+    for _ in range(BISECTION_STEPS):
+        middle = 0.5 * (low + high)
+        accelerations, jerks = tangential_bounds(zone.bounds, np.array([middle]), limits)
+        if np.isfinite(_crossing_time(entry, middle, exit_speed, float(accelerations[0]),
+                                      float(jerks[0]), length)):
+            low, chosen = middle, (middle, float(accelerations[0]), float(jerks[0]))
+        else:
+            high = middle
+    return chosen
 
 
 def _crossing_time(entry: float, peak: float, exit_speed: float, a: float, j: float,

@@ -18,7 +18,7 @@ Simulated arms behind the IK node's commands, as ROS nodes: the arm a demo or te
 ``sim_arm`` (kinematic: exactly where its commands put it, within its limits) and
 ``physics_arm`` (MuJoCo: drives, gravity, contacts) share the command side
 (:mod:`ros_ik.sim.commanded_arm`: JointState, JointTrajectory sampled as
-joint_trajectory_controller does (:mod:`ros_ik.sim.jtc_emulation`), Float64MultiArray;
+joint_trajectory_controller does (:mod:`ros_ik.node.jtc_emulation`), Float64MultiArray;
 strict faults like a real controller; joint_states with delays and outages).
 
 May import: rclpy and ROS message packages, :mod:`ros_ik.node` and the layers below it

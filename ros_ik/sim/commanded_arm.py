@@ -20,7 +20,7 @@ Reads the same URDF as the IK node (parameter ``robot_description`` or
 (``joint_limits_file``, ``default_max_*``), accepts the three command types the IK node can
 send (``joint_commands``: JointState; ``joint_trajectory``: JointTrajectory, executed as
 joint_trajectory_controller with its default parameters does
-(:mod:`ros_ik.sim.jtc_emulation`: validation, replacement at the next update, its splines
+(:mod:`ros_ik.node.jtc_emulation`: validation, replacement at the next update, its splines
 sampled at every update of the loop, the last point held; a rejected message is logged as
 JTC logs it and counted on the latched ``~/rejected_trajectories``); ``commands``:
 Float64MultiArray in chain order) and publishes ``joint_states`` at ``state_rate``,
@@ -59,9 +59,9 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_ik.control.command_topics import COMMAND_TOPICS
 from ros_ik.node.chain_parameters import declare_and_load_chain, declare_and_load_motion_limits
+from ros_ik.node.jtc_emulation import JointTrajectoryControllerEmulation, Setpoint
 from ros_ik.node.messages import COMMAND_MESSAGES
 from ros_ik.node.throttled_log import KeyedThrottle
-from ros_ik.sim.jtc_emulation import JointTrajectoryControllerEmulation, Setpoint
 from ros_ik.trajectory.stream_check import divided_differences
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, UInt32

@@ -16,8 +16,10 @@
 Tools for users of the node: small executables and helpers around it.
 
 ``target_marker`` (RViz drag target), ``static_transform_publisher`` (tf2_ros's, for
-machines without it), ``ros_ik_collision_pairs`` (an SRDF's ``disable_collisions`` for a
-URDF), ``ros_ik_report`` (a chain's joints, limits and manipulability),
+machines without it), ``position_stream_bridge`` (the node's JointTrajectory horizons as
+a position stream that bridges the node's stalls), ``ros_ik_collision_pairs`` (an SRDF's
+``disable_collisions`` for a URDF), ``ros_ik_report`` (a chain's joints, limits and
+manipulability),
 :mod:`~ros_ik.tools.parameter_docs` (``make docs``), :mod:`~ros_ik.tools.arm_selection` (the
 bundled arms for launch files and the demo), :mod:`~ros_ik.tools.node_processes` (ros_ik
 executables as owned child processes), :mod:`~ros_ik.tools.executables` (the console

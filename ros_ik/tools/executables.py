@@ -50,6 +50,11 @@ def physics_arm() -> int:
     return _run('ros_ik.sim.physics_arm')
 
 
+def position_stream_bridge() -> int:
+    """Run the position stream bridge (JointTrajectory horizons in, positions out)."""
+    return _run('ros_ik.tools.position_stream_bridge')
+
+
 def ros_ik_web() -> int:
     """Run the browser view (viser)."""
     return _run('ros_ik.web.view_node')

@@ -15,31 +15,13 @@
 """The closed-loop demo, run as a user runs it (console script, real processes)."""
 
 import os
-import re
 import signal
 import subprocess
 import sys
 
 import pytest
+from ros_ik.demo.closed_loop import JTC_TOLERANCE
 from ros_ik.tools.node_processes import executable
-from ros_ik_testing.stall_faults import stall_fault_reason
-
-
-def skip_if_faulted_by_a_stall(output: str) -> None:
-    """
-    Skip the test where every strict-arm fault of the demo followed a stall of the node.
-
-    A stall of the node's process mid-motion (a busy machine) stops a position-streamed
-    arm dead (:mod:`ros_ik_testing.stall_faults`): the machine, not the node, faulted it.
-    """
-    folder = re.search(r'\(logs in ([^)]+)\)', output)
-    if folder is None:
-        return
-    with open(os.path.join(folder.group(1), 'ik_node.log'), encoding='utf-8') as node_log, \
-            open(os.path.join(folder.group(1), 'sim_arm.log'), encoding='utf-8') as arm_log:
-        reason = stall_fault_reason(node_log.read(), arm_log.read())
-    if reason:
-        pytest.skip(reason)
 
 
 @pytest.mark.parametrize('arm, segments', [('ur5', 12), ('panda', 10), ('so101', 8),
@@ -60,8 +42,6 @@ def test_demo_reaches_reachable_targets_within_speed_limits(tmp_path, ros_domain
         capture_output=True, text=True, timeout=240, env=dict(os.environ))
     output = completed.stdout
     sys.stdout.write(output)
-    if completed.returncode != 0:
-        skip_if_faulted_by_a_stall(output)
     assert completed.returncode == 0, output + completed.stderr
     rows = {line[:28].strip(): line[28:].split() for line in output.splitlines()
             if line[:28].strip() in ('reach pose A', 'pose W sent in world',
@@ -79,7 +59,8 @@ def test_demo_reaches_reachable_targets_within_speed_limits(tmp_path, ros_domain
         assert result == {'reach': 'reached', 'stop': 'stopped', 'refuse': 'refused'}.get(
             expect, 'unreachable'), label
         assert float(peak_speed) <= 0.5 + 1e-9, label  # velocity_scale of the demo
-        assert float(peak_acceleration) <= 1.0 + 1e-3, label  # from stamps, 3 decimals
+        # of JTC's spline of the horizons: its quintic overshoots by up to 4 % (Panda)
+        assert float(peak_acceleration) <= 1.0 + JTC_TOLERANCE, label
     assert float(rows['stretch to near-singular'][-1]) > 0.0  # damping engaged
     if 'target under the table' in rows:
         assert 'refused ("target refused: the motion would bring ' in output

@@ -37,8 +37,8 @@ from ros_ik.kinematics.bundled_arms import (bundled_joint_limits_path, bundled_u
                                             load_bundled_chain)
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import pose_error
+from ros_ik.node.jtc_emulation import JointTrajectoryControllerEmulation
 from ros_ik.node.messages import pose_message
-from ros_ik.sim.jtc_emulation import JointTrajectoryControllerEmulation
 from ros_ik.tools.node_processes import NodeProcess, RosPeer
 from ros_ik.trajectory.stream_check import stream_peaks_from_rest
 from rosgraph_msgs.msg import Clock

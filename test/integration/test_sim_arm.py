@@ -23,8 +23,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_ik.kinematics.bundled_arms import (BUNDLED_ARMS, bundled_joint_limits_path,
                                             bundled_urdf_path, load_bundled_chain)
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
-from ros_ik.kinematics.transforms import pose_error
-from ros_ik.node.messages import pose_message
+from ros_ik_testing.pose_targets import PoseTargets
 from ros_ik_testing.stall_faults import stall_fault_reason
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, UInt32
@@ -48,7 +47,7 @@ PANDA_MODEL = {'robot_description_file': bundled_urdf_path('panda'),
 PANDA_GOAL_OFFSET = np.array([0.3, 0.2, -0.2, 0.3, 0.2, -0.2, 0.3])
 
 
-class PandaLoop:
+class PandaLoop(PoseTargets):
     """A strict sim_arm and ik_node for the bundled Panda; what the test side sees."""
 
     def __init__(self, peer, processes, folder, command_type: str, sim: dict = None,
@@ -64,6 +63,7 @@ class PandaLoop:
         self.ik = processes.start('ik_node', {**PANDA_MODEL, 'command_type': command_type,
                                               **(ik or {})}, str(folder / 'ik.log'))
         self.peer = peer
+        self.base_link = PANDA.base_link
         self.kinematics = ChainKinematics(load_bundled_chain('panda'))
         self.states, self.markers, self.faults, self.rejected = [], [], [], []
         node = peer.node
@@ -77,18 +77,6 @@ class PandaLoop:
             QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE))
         assert peer.spin_until(lambda: self.targets.get_subscription_count() > 0
                                and self.states, 20.0)
-
-    def send(self, T_base_target: np.ndarray) -> None:
-        """Publish a pose target in the base frame."""
-        message = PoseStamped(pose=pose_message(T_base_target))
-        message.header.frame_id = PANDA.base_link
-        self.targets.publish(message)
-
-    def error(self, T_base_target: np.ndarray) -> float:
-        """Return the larger of the position (m) and rotation (rad) errors of the arm."""
-        e_p, e_o = pose_error(T_base_target,
-                              self.kinematics.tip_pose(np.array(self.states[-1].position)))
-        return max(np.linalg.norm(e_p), np.linalg.norm(e_o))
 
     def speeds(self, since: int = 0) -> np.ndarray:
         """Return |joint velocity| / limit of every joint state from index ``since``."""

@@ -104,7 +104,8 @@ def drive_to_target(target_topic: str, state_topic: str = 'joint_states',
 @launch_pytest.fixture
 def ik_launch():
     """Launch ik.launch.py for the Panda-class arm with its target topic remapped."""
-    return LaunchDescription([include('ik.launch.py', arm=ARM, target_topic='/ik_target'),
+    return LaunchDescription([include('ik.launch.py', arm=ARM, target_topic='/ik_target',
+                                      command_type='joint_state'),
                               launch_pytest.actions.ReadyToTest()])
 
 

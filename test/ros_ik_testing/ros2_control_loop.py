@@ -20,7 +20,7 @@ serialized as the node publishes it (:mod:`ros_ik.node.serialized_commands`: the
 read back as the controller's message) and delivered after a random delay in
 ``[0, delivery_jitter]`` (some messages lost, a stall of the controller's process); the
 ros2_control controller runs at its own ``controller_rate``: joint_trajectory_controller
-(:mod:`ros_ik.sim.jtc_emulation`) for ``joint_trajectory``, a forward position controller
+(:mod:`ros_ik.node.jtc_emulation`) for ``joint_trajectory``, a forward position controller
 (the newest array, held) for ``float64_multi_array``. The hardware follows the setpoint
 exactly and reports it as joint_states every update. What counts is the setpoint the
 hardware executes, sampled at ``controller_rate``: its velocity, acceleration and jerk are
@@ -36,9 +36,9 @@ import numpy as np
 from rclpy.serialization import deserialize_message
 from ros_ik.control.controller import IkController
 from ros_ik.kinematics.transforms import matrix_to_quaternion
+from ros_ik.node.jtc_emulation import JointTrajectoryControllerEmulation
 from ros_ik.node.messages import COMMAND_MESSAGES
 from ros_ik.node.serialized_commands import command_serializer
-from ros_ik.sim.jtc_emulation import JointTrajectoryControllerEmulation
 from ros_ik.trajectory.stream_check import stream_peaks
 
 EPOCH_NS = 1_700_000_000 * 10 ** 9  # the simulated clock's zero, as a ROS time

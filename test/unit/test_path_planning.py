@@ -261,6 +261,25 @@ def test_the_exact_timing_keeps_jerk_and_acceleration_with_curvature_terms():
         assert np.max(np.abs(values) / limit) <= 1.0 + 1e-9
 
 
+@pytest.mark.parametrize('length', [4e-5, 1e-6])
+def test_a_stretch_of_micrometres_takes_milliseconds(length):
+    """
+    Check the timing of the micrometres a brake can leave before a corner (a stall).
+
+    Every peak of the search's grid is too fast for such a zone: the highest peak that fits
+    is taken (before, the zone was crossed at 1e-9 m/s: 43868 s for 40 um).
+    """
+    task = task_for('ur5')
+    q = np.array(HOMES['ur5'])
+    T0 = task.kinematics.tip_pose(q)
+    T1 = T0.copy()
+    T1[0, 3] += length
+    path = CartesianPath(np.array([T0, T1]))
+    stretch = plan_stretch(path, 0.0, path.length, q, task)
+    assert stretch.timing is not None and 0.0 < stretch.timing.duration < 0.05
+    assert stretch.timing.s_end == pytest.approx(path.length, abs=1e-12)
+
+
 @pytest.mark.parametrize('blend', [0.0, 0.02])
 def test_a_20_waypoint_polyline_with_and_without_blends(blend):
     """Check a zig-zag of 20 waypoints on the UR5: on the path, within the limits."""

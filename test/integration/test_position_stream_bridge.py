@@ -1,0 +1,82 @@
+# Copyright 2026 ros_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""position_stream_bridge as a process: JointTrajectory in, the controller's setpoint out."""
+
+import time
+
+from builtin_interfaces.msg import Duration
+import numpy as np
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from ros_ik.node.jtc_emulation import JointTrajectoryControllerEmulation
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+TIMEOUT = 30.0  # s: the bridge's start-up and a 1 s trajectory
+QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+NAMES = ['a', 'b']
+
+
+def trajectory(start_ns: int, points, last_velocity: float = 0.0) -> JointTrajectory:
+    """
+    Return a JointTrajectory starting at ``start_ns`` of (seconds, positions) points.
+
+    Velocities: 0 at the first point, ``last_velocity`` at the last, 0.5 between.
+    """
+    message = JointTrajectory(joint_names=NAMES)
+    message.header.stamp.sec, message.header.stamp.nanosec = divmod(start_ns, 10 ** 9)
+    for index, (seconds, positions) in enumerate(points):
+        velocity = last_velocity if index == len(points) - 1 else 0.5 if index else 0.0
+        message.points.append(JointTrajectoryPoint(
+            positions=list(positions), velocities=[velocity] * len(NAMES),
+            time_from_start=Duration(sec=int(seconds),
+                                     nanosec=int(round(seconds % 1 * 1e9)))))
+    return message
+
+
+def test_the_stream_is_the_controllers_setpoint_at_each_stamp(peer, processes, tmp_path):
+    """Check a JointState stream: every sample on JTC's spline at its stamp, rejects logged."""
+    bridge = processes.start('position_stream_bridge', {'rate': 200.0},
+                             str(tmp_path / 'bridge.log'))
+    stream, arrays = [], []
+    peer.node.create_subscription(JointState, 'joint_commands', stream.append, QOS)
+    peer.node.create_subscription(Float64MultiArray, 'commands', arrays.append, QOS)
+    publisher = peer.node.create_publisher(JointTrajectory, 'joint_trajectory', QOS)
+    assert peer.spin_until(lambda: publisher.get_subscription_count() > 0, TIMEOUT)
+    start_ns = time.time_ns() + 200_000_000
+    message = trajectory(start_ns, [(0.0, [0.0, 0.0]), (0.5, [0.2, -0.1]),
+                                    (1.0, [0.4, -0.2])])
+    publisher.publish(message)
+    assert peer.spin_until(lambda: stream and abs(stream[-1].position[0] - 0.4) < 1e-12,
+                           TIMEOUT)
+    publisher.publish(trajectory(time.time_ns(), [(0.1, [0.5, 0.5])], last_velocity=1.0))
+    assert peer.spin_until(lambda: 'rejected trajectory: velocity of last trajectory point'
+                           in bridge.output(), TIMEOUT), bridge.output()
+    reference = JointTrajectoryControllerEmulation(NAMES, [0.0, 0.0], 0)
+    assert reference.receive(message, 0.0) is None
+    reference.update(0.0)
+    moving = [sample for sample in stream if 0.0 < sample.position[0] < 0.4]
+    assert len(moving) > 50  # 1 s at 200 Hz, some late
+    for sample in moving:
+        assert list(sample.name) == NAMES
+        stamp = sample.header.stamp.sec + sample.header.stamp.nanosec * 1e-9
+        setpoint = reference.update(stamp)
+        np.testing.assert_allclose(sample.position, setpoint.position, atol=1e-6)
+        np.testing.assert_allclose(sample.velocity, setpoint.velocity, atol=1e-5)
+    stamps = [sample.header.stamp.sec + sample.header.stamp.nanosec * 1e-9
+              for sample in stream]
+    assert np.all(np.diff(stamps) > 0.0)
+    np.testing.assert_allclose(stream[-1].position, [0.4, -0.2], atol=1e-12)
+    assert arrays == []  # the JointState stream only
