@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The demo's plot: manipulability, damping, commanded joint speed and acceleration over time.
+The demo's plot: manipulability, damping, the controller's joint speed and acceleration.
 
 The bottom panel replays the singular stretch offline, damped (as the node does) and with
 an undamped pseudo-inverse, whose joint speeds spike; with the physics arm two more panels
@@ -63,9 +63,9 @@ def write_plot(path: str, arm: SelectedArm, recording: Recording, outcomes: List
     for axis, values, label in ((axes[0], recording.manipulability, 'manipulability w'),
                                 (axes[1], recording.damping, 'damping lambda [m/rad]'),
                                 (axes[2], recording.speed_fraction,
-                                 'commanded joint speed / limit'),
+                                 'setpoint joint speed / limit'),
                                 (axes[3], recording.acceleration_fraction,
-                                 'commanded joint accel. / limit')):
+                                 'setpoint joint accel. / limit')):
         axis.plot(t, values)
         axis.set_xlim(0.0, max(float(t[-1]) if len(t) else 0.0, 1.0))  # from the demo's start
         axis.set_ylabel(label)
@@ -116,7 +116,7 @@ def _plot_square(path_axis, speed_axis, square: PathRecording) -> None:
     path_axis.plot(1e3 * (corners[:, 0] - corners[0, 0]), 1e3 * (corners[:, 1] - corners[0, 1]),
                    color='grey', linewidth=6, alpha=0.4, label='the square (waypoints)')
     path_axis.plot(1e3 * (tool[:, 0] - corners[0, 0]), 1e3 * (tool[:, 1] - corners[0, 1]),
-                   color='tab:orange', linewidth=1, label='commanded tool (every command)')
+                   color='tab:orange', linewidth=1, label='commanded tool (setpoint every 2 ms)')
     path_axis.set_aspect('equal', adjustable='datalim')
     path_axis.set_xlabel('base x [mm] from the first corner')
     path_axis.set_ylabel('base y [mm]')
@@ -125,11 +125,12 @@ def _plot_square(path_axis, speed_axis, square: PathRecording) -> None:
                  if result is not None else '')
     path_axis.set_title('Cartesian path: the tool draws a square' + deviation, fontsize=9)
     path_axis.legend(loc='upper right', fontsize=7)
-    speed_axis.plot(stamps[1:] - stamps[0], square.speeds(), label='commanded tool speed')
+    speed_axis.plot(stamps[1:] - stamps[0], square.speeds(),
+                    label='commanded tool speed (setpoint)')
     speed_axis.axhline(square.speed_cap, color='red', linestyle='--',
                        label="the path's speed cap")
     speed_axis.set_ylabel('tool speed [m/s]')
-    speed_axis.set_xlabel("time [s] from the path's first command (rests at each corner)")
+    speed_axis.set_xlabel("time [s] from the path's first setpoint (rests at each corner)")
     speed_axis.legend(loc='upper right', fontsize=7)
 
 
