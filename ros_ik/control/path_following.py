@@ -137,10 +137,10 @@ class PathFollower:
         if self.motion is None:
             return
         if state.is_at_rest():
-            s = self._s_of(state.position)
-            # What the tail the controller followed was: the brake from the last command.
-            self.previous_motion = self.motion.braked(min(self._last_time,
-                                                          self.motion.end_time))
+            # The tail the controller followed: the brake from the last command.
+            brake = self.motion.braked(min(self._last_time, self.motion.end_time))
+            s = self._s_of(state.position, brake)
+            self.previous_motion = brake
             self.motion, self._next = None, None
             if (self.braking not in FINAL_BRAKES
                     and s >= self.stretch_bounds[1] - AT_STRETCH_END):
@@ -153,11 +153,10 @@ class PathFollower:
         else:
             self.brake('stall', self._last_time)
 
-    def _s_of(self, q: np.ndarray) -> float:
-        """Return the path length, among the last commanded and the brake's end, of ``q``."""
-        motion = self.motion
-        candidates = [self.s_commanded, motion.braked(self._last_time).timing.s_end]
-        positions = motion.stretch.joint_path.positions(np.array(candidates))
+    def _s_of(self, q: np.ndarray, brake: StretchMotion) -> float:
+        """Return the path length, among the last commanded and ``brake``'s end, of ``q``."""
+        candidates = [self.s_commanded, brake.timing.s_end]
+        positions = brake.stretch.joint_path.positions(np.array(candidates))
         return candidates[int(np.argmin(np.abs(positions - q).sum(axis=1)))]
 
     def _start_from_rest(self) -> None:
