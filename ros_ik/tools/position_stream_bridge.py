@@ -33,13 +33,20 @@ the last horizon into its stop; the IK node resumes from that same horizon at th
 so the stream stays continuous in position, velocity and acceleration. Its own stalls
 skip along the spline (every sample is on it at its time stamp).
 
-Before the first accepted message it publishes nothing. A rejected message is logged (as
-JTC logs it) and leaves the active one running.
+The stream starts where the arm is: it publishes nothing until a horizon whose setpoint at
+the bridge's clock lies within ``start_tolerance`` of the arm's measured positions
+(``joint_states``); a horizon that would start elsewhere (one heard mid-motion, the earlier
+ones lost before this node and the IK node had discovered each other) is dropped with a
+warning, since a driver takes a stream's first position as it comes and the arm would
+jump. The IK node, seeing the arm not follow, stops and starts again from the measured
+positions, and that horizon starts the stream. A rejected message is logged (as JTC logs
+it) and leaves the active one running.
 """
 
 import sys
-from typing import List, Optional
+from typing import Dict, List, Optional
 
+import numpy as np
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
@@ -53,6 +60,8 @@ from trajectory_msgs.msg import JointTrajectory
 
 # Both directions reliable, a few messages deep: a lost horizon or command is a gap.
 QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+# As the IK node reads them: best effort takes either kind of publisher; only the newest counts.
+JOINT_STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 OUTPUT_TYPES = {'joint_state': JointState, 'float64_multi_array': Float64MultiArray}
 WARN_PERIOD = 2.0  # s between log lines of one kind
 
@@ -73,7 +82,15 @@ class PositionStreamBridge(Node):
             description="samples per second of the stream [Hz] (the driver's rate)",
             floating_point_range=[FloatingPointRange(from_value=1.0, to_value=10000.0)],
             read_only=True)).value
+        self._start_tolerance = self.declare_parameter(
+            'start_tolerance', 0.01, ParameterDescriptor(
+                description="the first horizon's setpoint now may differ from the arm's "
+                            'measured position by at most this, else the stream waits for '
+                            'one that starts at the arm [rad or m]',
+                floating_point_range=[FloatingPointRange(from_value=0.0, to_value=1.0)],
+                read_only=True)).value
         self._output = output
+        self._measured: Dict[str, float] = {}
         self._epoch_ns = self.get_clock().now().nanoseconds
         self._controller: Optional[JointTrajectoryControllerEmulation] = None
         self._warn = KeyedThrottle(self.get_logger().warning, WARN_PERIOD)
@@ -82,6 +99,8 @@ class PositionStreamBridge(Node):
                                                 QOS)
         self.create_subscription(JointTrajectory, COMMAND_TOPICS['joint_trajectory'],
                                  self._on_trajectory, QOS)
+        self.create_subscription(JointState, 'joint_states', self._on_joint_state,
+                                 JOINT_STATE_QOS)
         self.create_timer(1.0 / rate, self._publish_setpoint)
         self.get_logger().info(f'streaming {COMMAND_TOPICS[output]} ({output}) at {rate:g} Hz '
                                f'from {COMMAND_TOPICS["joint_trajectory"]}')
@@ -90,18 +109,53 @@ class PositionStreamBridge(Node):
         """Return the time (s since the node started) on the clock of the stamps."""
         return (self.get_clock().now().nanoseconds - self._epoch_ns) * 1e-9
 
+    def _on_joint_state(self, message: JointState) -> None:
+        """Keep the arm's newest measured position of each named joint (rad or m)."""
+        if len(message.position) == len(message.name):
+            self._measured.update(zip(message.name, message.position))
+
     def _on_trajectory(self, message: JointTrajectory) -> None:
-        """Hand a horizon to the controller; the first one sets the joints and the start."""
+        """Hand a horizon to the controller; the first one must start at the arm."""
         if self._controller is None:
-            if not message.joint_names or not message.points:
-                self._warn('first', 'a trajectory without joints or points; waiting for one '
-                                    'to start from')
-                return
-            self._controller = JointTrajectoryControllerEmulation(
-                list(message.joint_names), list(message.points[0].positions), self._epoch_ns)
+            self._controller = self._started_controller(message)
+            return
         reason = self._controller.receive(message, self._now())
         if reason:
             self._warn('rejected', f'rejected trajectory: {reason}')
+
+    def _started_controller(self, message: JointTrajectory
+                            ) -> Optional[JointTrajectoryControllerEmulation]:
+        """
+        Return a controller holding the arm's measured position and running ``message``.
+
+        None (with a warning) while the measured position of a joint is missing, when JTC
+        would reject the message, or when its setpoint now is farther than
+        ``start_tolerance`` from the measured position ``q_m``: ``max |q_sp(now) - q_m|``.
+        """
+        names = list(message.joint_names)
+        missing = [name for name in names if name not in self._measured]
+        if not names or missing:
+            self._warn('first', 'no measured position (joint_states) of '
+                                f'{", ".join(missing) or "any joint (a horizon without joints)"} '
+                                'yet: not starting the stream')
+            return None
+        measured = np.array([self._measured[name] for name in names])
+        controller = JointTrajectoryControllerEmulation(names, measured, self._epoch_ns)
+        now = self._now()
+        reason = controller.receive(message, now)
+        if reason:
+            self._warn('rejected', f'rejected trajectory: {reason}')
+            return None
+        offset = np.abs(controller.update(now).position - measured)
+        joint = int(np.argmax(offset))
+        if offset[joint] > self._start_tolerance:
+            self._warn('first', f'a horizon would start the stream {offset[joint]:.4g} from '
+                                f'the arm on {names[joint]} (start_tolerance '
+                                f'{self._start_tolerance:g}): dropped, waiting for one that '
+                                'starts at the arm')
+            return None
+        self.get_logger().info("the stream starts at the arm's measured position")
+        return controller
 
     def _publish_setpoint(self) -> None:
         """Run one controller update now; publish its setpoint."""

@@ -12,7 +12,12 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""position_stream_bridge as a process: JointTrajectory in, the controller's setpoint out."""
+"""
+position_stream_bridge as a process: JointTrajectory in, the controller's setpoint out.
+
+The test plays the arm: it publishes ``joint_states`` at [0, 0], where the stream must
+start.
+"""
 
 import time
 
@@ -27,6 +32,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 TIMEOUT = 30.0  # s: the bridge's start-up and a 1 s trajectory
 QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 NAMES = ['a', 'b']
+STARTED = "the stream starts at the arm's measured position"
 
 
 def trajectory(start_ns: int, points, last_velocity: float = 0.0) -> JointTrajectory:
@@ -46,6 +52,28 @@ def trajectory(start_ns: int, points, last_velocity: float = 0.0) -> JointTrajec
     return message
 
 
+def arm_at_rest(peer, positions):
+    """Publish the arm's ``joint_states`` at ``positions`` every 10 ms; return the timer."""
+    publisher = peer.node.create_publisher(JointState, 'joint_states', 10)
+    return peer.node.create_timer(0.01, lambda: publisher.publish(
+        JointState(name=NAMES, position=list(positions))))
+
+
+def publish_until_started(peer, publisher, bridge, horizon) -> JointTrajectory:
+    """
+    Publish ``horizon(start_ns)`` (starting 0.2 s ahead) until the bridge starts its stream.
+
+    Until the bridge has heard ``joint_states`` it drops horizons; return the one it took.
+    """
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        message = horizon(time.time_ns() + 200_000_000)
+        publisher.publish(message)
+        if peer.spin_until(lambda: STARTED in bridge.output(), 0.1):
+            return message
+    raise AssertionError(f'the stream did not start: {bridge.output()}')
+
+
 def test_the_stream_is_the_controllers_setpoint_at_each_stamp(peer, processes, tmp_path):
     """Check a JointState stream: every sample on JTC's spline at its stamp, rejects logged."""
     bridge = processes.start('position_stream_bridge', {'rate': 200.0},
@@ -54,11 +82,10 @@ def test_the_stream_is_the_controllers_setpoint_at_each_stamp(peer, processes, t
     peer.node.create_subscription(JointState, 'joint_commands', stream.append, QOS)
     peer.node.create_subscription(Float64MultiArray, 'commands', arrays.append, QOS)
     publisher = peer.node.create_publisher(JointTrajectory, 'joint_trajectory', QOS)
+    arm_at_rest(peer, [0.0, 0.0])
     assert peer.spin_until(lambda: publisher.get_subscription_count() > 0, TIMEOUT)
-    start_ns = time.time_ns() + 200_000_000
-    message = trajectory(start_ns, [(0.0, [0.0, 0.0]), (0.5, [0.2, -0.1]),
-                                    (1.0, [0.4, -0.2])])
-    publisher.publish(message)
+    message = publish_until_started(peer, publisher, bridge, lambda start_ns: trajectory(
+        start_ns, [(0.0, [0.0, 0.0]), (0.5, [0.2, -0.1]), (1.0, [0.4, -0.2])]))
     assert peer.spin_until(lambda: stream and abs(stream[-1].position[0] - 0.4) < 1e-12,
                            TIMEOUT)
     publisher.publish(trajectory(time.time_ns(), [(0.1, [0.5, 0.5])], last_velocity=1.0))
@@ -80,3 +107,26 @@ def test_the_stream_is_the_controllers_setpoint_at_each_stamp(peer, processes, t
     assert np.all(np.diff(stamps) > 0.0)
     np.testing.assert_allclose(stream[-1].position, [0.4, -0.2], atol=1e-12)
     assert arrays == []  # the JointState stream only
+
+
+def test_the_stream_starts_only_at_the_arm(peer, processes, tmp_path):
+    """A horizon starting 0.3 rad from the arm is dropped; one at the arm starts the stream."""
+    bridge = processes.start('position_stream_bridge', {'command_type': 'float64_multi_array'},
+                             str(tmp_path / 'bridge.log'))
+    arrays = []
+    peer.node.create_subscription(Float64MultiArray, 'commands', arrays.append, QOS)
+    publisher = peer.node.create_publisher(JointTrajectory, 'joint_trajectory', QOS)
+    arm_at_rest(peer, [0.3, 0.0])
+    assert peer.spin_until(lambda: publisher.get_subscription_count() > 0, TIMEOUT)
+    deadline = time.monotonic() + TIMEOUT
+    while 'dropped, waiting for one that starts at the arm' not in bridge.output():
+        assert time.monotonic() < deadline, bridge.output()
+        publisher.publish(trajectory(time.time_ns(), [(0.0, [0.0, 0.0]), (1.0, [0.0, 0.0])]))
+        peer.spin_for(0.1)
+    assert 'would start the stream 0.3 from the arm on a' in bridge.output(), bridge.output()
+    assert STARTED not in bridge.output() and arrays == []
+    publish_until_started(peer, publisher, bridge, lambda start_ns: trajectory(
+        start_ns, [(0.0, [0.3, 0.0]), (1.0, [0.5, 0.0])]))
+    assert peer.spin_until(lambda: arrays and abs(arrays[-1].data[0] - 0.5) < 1e-12, TIMEOUT)
+    first = np.array(arrays[0].data)
+    np.testing.assert_allclose(first, [0.3, 0.0], atol=1e-9)  # the stream starts at the arm
