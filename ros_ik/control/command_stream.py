@@ -122,6 +122,27 @@ class CommandStream:
         return Notice('warn', 'command:stall', f'the control loop stalled for {gap:.3f} s; '
                       'continuing from what the arm executed meanwhile (no fast-forward)')
 
+    def withdraw_if_late(self, now: float, settings: Settings) -> Optional[Notice]:
+        """
+        Take back this cycle's JointTrajectory command if it is sent too late; return why.
+
+        The cycle ran for the command time ``t_c = now_cycle + lead``; sent at ``now``, its
+        message reaches JTC after the committed commands of the previous one end when
+        ``now + lead - t_c`` exceeds the stall gap (the process stalled inside the cycle),
+        and JTC would then jump from that message's stop to the new horizon. Withdrawn, the
+        message is not sent and the next cycle resumes after the stall from the previous
+        message's points (:meth:`resume_after_stall`). None: send it (position streams, a
+        cycle in time, or the first horizon of a trajectory).
+        """
+        if (self._horizon is None or not self.has_stalled(now, settings)
+                or not self._horizon.withdraw()):
+            return None
+        took = now + self.lead(settings) - self.last_time
+        return Notice('warn', 'command:late', f'the control cycle took {took:.3f} s (the '
+                      'process stalled inside it): its JointTrajectory would reach the '
+                      "controller after it began the previous one's stop; not sent, "
+                      'continuing from what the controller executes')
+
     def advance_clock(self, now: float, settings: Settings) -> float:
         """Move the command time to ``now + lead``; return the step ``dt`` (s, never < 0)."""
         dt = max(now + self.lead(settings) - self.last_time, 0.0)

@@ -242,6 +242,16 @@ class IkController:
         self.goals.servo.recovery.stop()
         self.goals.servo.release_hold()
 
+    def withdraw_late_command(self, now: float) -> Optional[Notice]:
+        """
+        Return why the last cycle's command is not to be sent at ``now`` (s), or None.
+
+        Asked right before sending it. A JointTrajectory command whose cycle the process
+        stalled inside is taken back (:meth:`CommandStream.withdraw_if_late`) and the
+        notice says so: send nothing. None: send it.
+        """
+        return self.stream.withdraw_if_late(now, self.settings)
+
     def is_at_rest(self) -> bool:
         """
         Return whether the commanded motion is at rest (or no command was sent yet).

@@ -36,9 +36,13 @@ quintic between points with positions, velocities and accelerations reproduces t
 generator's piecewise-cubic motion within a segment without a jerk switch). Later messages,
 lost ones, or a node that died leave JTC on the stop: the arm brakes to rest along it. After
 a stall of the node the stream resumes from the point of the last message JTC executed
-(:meth:`TrajectoryHorizon.resume`), so it never fast-forwards. Not covered: a message lost
-right before a stall longer than the lead; JTC then follows the previous message's stop
-and the resumed stream starts from the lost one's, a step of about one period of motion.
+(:meth:`TrajectoryHorizon.resume`), so it never fast-forwards. A stall inside a cycle,
+between its clock and its publish, would deliver its message that late: JTC, on the
+previous message's stop by then, would jump to the new one (0.011 rad on a UR5 after
+0.5 s); such a message is withdrawn unsent (:meth:`TrajectoryHorizon.withdraw`) and the
+stream resumes from the previous one. Not covered: a message lost right before a stall
+longer than the lead; JTC then follows the previous message's stop and the resumed stream
+starts from the lost one's, a step of about one period of motion.
 """
 
 from dataclasses import dataclass
@@ -94,10 +98,26 @@ class TrajectoryHorizon:
         """Start with nothing sent."""
         self.sent: Optional[Horizon] = None
         self._anchor = -1
+        self._previous: Tuple[Optional[Horizon], int] = (None, -1)  # before the last extend
 
     def clear(self) -> None:
         """Forget what was sent (a restarted stream starts a new trajectory)."""
         self.sent, self._anchor = None, -1
+        self._previous = (None, -1)
+
+    def withdraw(self) -> bool:
+        """
+        Take back the horizon of the last :meth:`extend` (it is not sent); return whether.
+
+        The one before it is then the last sent, what JTC executes. Only once per extend,
+        and not for the first horizon of a trajectory (nothing before it: False).
+        """
+        previous, anchor = self._previous
+        if previous is None:
+            return False
+        self.sent, self._anchor = previous, anchor
+        self._previous = (None, -1)
+        return True
 
     def extend(self, since: float, time: float, state: MotionState, between: Points,
                stop: Points) -> Horizon:
@@ -109,6 +129,7 @@ class TrajectoryHorizon:
         from the anchor to ``time``, absolute times), the command, then ``stop`` (times
         relative to ``time``; :meth:`OnlineGenerator.stop_samples`).
         """
+        self._previous = (self.sent, self._anchor)
         stop_times, stop_p, stop_v, stop_a = stop
         end = between[0][0] if len(between[0]) else time
         stop_times = np.maximum(stop_times, MIN_POINT_GAP)
@@ -162,4 +183,5 @@ class TrajectoryHorizon:
                           state.velocity[None, :], state.acceleration[None, :]))
         self.sent = joined(parts)
         self._anchor = len(self.sent.times) - 1
+        self._previous = (None, -1)
         return point_time, state

@@ -310,7 +310,8 @@ class IkNode(Node):
         The command first: the arm's controller waits for it; the log and the
         manipulability do not. ``measure`` False (a cycle on an input's arrival): the
         manipulability measures (a Jacobian and its SVD) wait for the timer's next cycle,
-        at most a period later.
+        at most a period later. A JointTrajectory command that would leave later than its
+        horizon allows (the process stalled inside the cycle) is withdrawn, not sent.
         """
         if self._controller is None:
             return  # inputs wait in their histories (the newest of each) for the model
@@ -322,10 +323,13 @@ class IkNode(Node):
         now = self._since_start(now_ns)
         self._take_inputs(now)
         result = self._controller.cycle(now, measure)
-        if result.command is not None:
-            self._command_publisher.publish(self._serialize_command(result.command))
+        message = None if result.command is None else self._serialize_command(result.command)
+        late = None if message is None else self._controller.withdraw_late_command(
+            self._since_start(self._node_clock.now_ns()))
+        if message is not None and late is None:
+            self._command_publisher.publish(message)
         self._path_action.update(self._controller)
-        self._log(list(result.notices))
+        self._log(list(result.notices) + ([late] if late is not None else []))
         self._status.publish_manipulability(result.manipulability)
 
     def _publish_markers(self) -> None:

@@ -29,9 +29,9 @@ from ros_ik_testing.stall_loop import StallRun
 STALLS = (0.02, 0.05, 0.1, 0.5)  # s
 
 
-# JointState through the bridge is left out: the strict arm's acceleration from three
-# stamped commands faulted after 47 of 120 stalls of 50-500 ms (bench_stalls.py), not yet
-# understood (docs/ros2_control.md).
+# JointState through the bridge is left out: with late horizons withdrawn the strict
+# arm's acceleration from three stamped commands still faulted 10 times in the 120 stalls of
+# 50-500 ms (bench_stalls.py), at rest too; not understood yet (docs/ros2_control.md).
 @pytest.mark.parametrize('command_type, bridged', [('joint_trajectory', False),
                                                    ('float64_multi_array', True)])
 def test_stalls_of_the_node_never_fault_the_strict_physics_arm(peer, processes, tmp_path,

@@ -30,7 +30,7 @@ spline within the limits never exceeds them).
 
 from dataclasses import dataclass, field
 import heapq
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 from rclpy.serialization import deserialize_message
@@ -53,7 +53,9 @@ class LoopFaults:
     ``delivery_jitter`` (s): each message arrives a uniform random delay in [0, it] after
     its cycle; ``timer_jitter``: each cycle period is stretched by a factor in [1 - it,
     1 + it]; every ``lost_every``-th message is lost (0: none); the node's process does not
-    run from ``stall_at`` for ``stall_seconds`` (s).
+    run from ``stall_at`` for ``stall_seconds`` (s). ``stall_in_cycle``: the stall stops
+    the process inside the first cycle at or after ``stall_at``, between its clock and its
+    publish (the node then asks the controller whether to send the late command).
     """
 
     delivery_jitter: float = 0.0
@@ -61,6 +63,7 @@ class LoopFaults:
     lost_every: int = 0
     stall_at: float = -1.0
     stall_seconds: float = 0.0
+    stall_in_cycle: bool = False
 
 
 @dataclass
@@ -93,6 +96,8 @@ class Ros2ControlLoop:
         self._next_cycle = 0.0
         self._in_flight: List[Tuple[float, int, object]] = []  # (arrival, order, message)
         self._sent = 0
+        self._stalled_in_cycle = False
+        self.withdrawn = 0  # commands the controller took back as sent too late
 
     def run_until(self, end: float) -> np.ndarray:
         """Advance the simulated clock to ``end`` (s); return the arm's joints."""
@@ -101,8 +106,12 @@ class Ros2ControlLoop:
         while self.now < end:
             self.now += self.period
             while self._next_cycle <= self.now:
-                if faults.stall_at <= self._next_cycle < faults.stall_at + faults.stall_seconds:
-                    self._next_cycle = faults.stall_at + faults.stall_seconds
+                stall_end = faults.stall_at + faults.stall_seconds
+                if faults.stall_at <= self._next_cycle < stall_end:
+                    if faults.stall_in_cycle and not self._stalled_in_cycle:
+                        self._stalled_in_cycle = True
+                        self._cycle(self._next_cycle, stall_end)
+                    self._next_cycle = stall_end
                     continue
                 self._cycle(self._next_cycle)
                 self._next_cycle += cycle_period * (
@@ -111,18 +120,27 @@ class Ros2ControlLoop:
             self._update()
         return self.q
 
-    def _cycle(self, t: float) -> None:
-        """Run one controller cycle at ``t`` with the arm's joints; send its message."""
+    def _cycle(self, t: float, sent_at: Optional[float] = None) -> None:
+        """
+        Run one controller cycle at ``t`` with the arm's joints; send its message.
+
+        ``sent_at`` (s): a stall inside the cycle ends then; the message leaves then unless
+        the controller withdraws it as the node does.
+        """
         self.controller.update_joint_state(self.names, self.q, t)
         command = self.controller.cycle(t).command
         if command is None:
+            return
+        if sent_at is not None and self.controller.withdraw_late_command(sent_at) is not None:
+            self.withdrawn += 1
             return
         self._sent += 1
         if self.faults.lost_every and self._sent % self.faults.lost_every == 0:
             return
         message = deserialize_message(self._serialize(command),
                                       COMMAND_MESSAGES[self.command_type])
-        arrival = t + self.faults.delivery_jitter * self.rng.uniform()
+        arrival = (t if sent_at is None else sent_at) + (
+            self.faults.delivery_jitter * self.rng.uniform())
         heapq.heappush(self._in_flight, (arrival, self._sent, message))
 
     def _deliver(self) -> None:

@@ -179,13 +179,21 @@ def test_jtc_executes_the_horizons_within_the_limits_through_jitter(arm, mode, r
 @pytest.mark.parametrize('faults', [LoopFaults(delivery_jitter=0.005, lost_every=7),
                                     LoopFaults(delivery_jitter=0.002, stall_at=2.0,
                                                stall_seconds=0.5),
-                                    LoopFaults(stall_at=2.0, stall_seconds=0.5)],
-                         ids=['lost', 'stall', 'stall_in_step'])
+                                    LoopFaults(stall_at=2.0, stall_seconds=0.5),
+                                    LoopFaults(stall_at=2.0, stall_seconds=0.5,
+                                               stall_in_cycle=True)],
+                         ids=['lost', 'stall', 'stall_in_step', 'stall_in_cycle'])
 def test_lost_messages_and_a_stall_keep_the_setpoint_smooth_and_never_fast_forward(
         mode, faults):
-    """Every 7th message lost, or the node stalled 0.5 s mid-motion: limits, speed, reach."""
+    """
+    Every 7th message lost, or the node stalled 0.5 s mid-motion: limits, speed, reach.
+
+    A stall inside a cycle: its late message is withdrawn (JTC would have jumped from the
+    previous message's stop to it).
+    """
     loop, reached = run_targets('panda', mode, 'joint_trajectory', 500.0, faults)
     controller = loop.controller
+    assert loop.withdrawn == (1 if faults.stall_in_cycle else 0)
     assert loop.record.rejections == []
     assert np.all(setpoint_peaks(loop.record, controller) <= SETPOINT_GOALS)
     scale = controller.settings.velocity_scale
