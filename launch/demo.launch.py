@@ -17,17 +17,17 @@ Launch the demo: simulated arm + IK node + robot_state_publisher + RViz.
 
 Takes every argument of ``ik.launch.py`` (arm, urdf_file, base_link, tip_link,
 joint_limits_file, mode, command_type, params_file, namespace, target_topic, point_topic,
-path_topic, command_topic) plus ``use_sim`` (the kinematic simulated arm, strict like a real
-controller; ``false`` to drive a real arm's controllers), ``use_rsp``
-(robot_state_publisher for TF), ``world_frame`` (the arm's base mounted in it by a static
-transform, identity; empty: none), ``use_rviz``, ``rviz_config`` (its fixed frame is set to
-``world_frame``, else the chain's base, with ``rviz2 -f``), ``use_marker`` (the 6-DOF
-drag target), ``physics`` (the simulated arm is ``physics_arm``, MuJoCo) and ``use_web``
-with ``web_host`` and ``web_port`` (the browser view, ``ros_ik_web``). By default
-the drag target, RViz's 2D Goal Pose (``goal_pose``) and Publish Point (``clicked_point``)
-all drive the arm; every topic is relative, so ``namespace`` applies to all of it. Optional
-parts that are not installed (robot_state_publisher, rviz2, interactive_markers) are left
-out with a warning before anything starts.
+path_topic, command_topic, stream_bridge, stream_rate) plus ``use_sim`` (the kinematic
+simulated arm, strict like a real controller; ``false`` to drive a real arm's controllers),
+``use_rsp`` (robot_state_publisher for TF), ``world_frame`` (the arm's base mounted in it
+by a static transform, identity; empty: none), ``use_rviz``, ``rviz_config`` (its fixed
+frame is set to ``world_frame``, else the chain's base, with ``rviz2 -f``), ``use_marker``
+(the 6-DOF drag target), ``physics`` (the simulated arm is ``physics_arm``, MuJoCo) and
+``use_web`` with ``web_host`` and ``web_port`` (the browser view, ``ros_ik_web``). By
+default the drag target, RViz's 2D Goal Pose (``goal_pose``) and Publish Point
+(``clicked_point``) all drive the arm; every topic is relative, so ``namespace`` applies to
+all of it. Optional parts that are not installed (robot_state_publisher, rviz2,
+interactive_markers) are left out with a warning before anything starts.
 """
 
 import importlib.util

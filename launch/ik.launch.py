@@ -21,8 +21,14 @@ planar_2link, so101), ``urdf_file`` with ``base_link``/``tip_link`` for your own
 ``target_topic`` (6-D targets), ``goal_topic`` (e.g. ``/goal_pose`` for RViz's 2D Goal
 Pose), ``point_topic`` (e.g. ``/clicked_point``), ``path_topic`` (Cartesian paths,
 ``nav_msgs/Path``) and ``command_topic`` (e.g.
-``/joint_trajectory_controller/joint_trajectory`` for a real arm). The node exiting with
-an error (bad URDF, unknown link) ends the launch with a non-zero exit code.
+``/joint_trajectory_controller/joint_trajectory`` for a real arm), ``stream_bridge`` and
+``stream_rate``. A position stream (``command_type`` joint_state or float64_multi_array)
+comes by default from ``position_stream_bridge``, a process of its own that samples the
+node's JointTrajectory horizons as joint_trajectory_controller does, so a stall of
+ik_node's process does not stop it; it is published on the topic ik_node would use
+(``ros_ik/joint_commands`` or ``ros_ik/commands``, or ``command_topic``). The node or
+the bridge exiting with an error (bad URDF, unknown link) ends the launch with a non-zero
+exit code.
 """
 
 import os
@@ -34,7 +40,8 @@ from launch.event_handlers import OnProcessExit
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
-from ros_ik.control.command_topics import COMMAND_TYPES, private_command_topic
+from ros_ik.control.command_topics import (COMMAND_TOPICS, COMMAND_TYPES,
+                                           private_command_topic)
 from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, DEFAULT_ARM
 from ros_ik.tools.arm_selection import choose_arm
 
@@ -56,8 +63,8 @@ ARGUMENTS = (
                       '(damped Cartesian steps)'),
     ('command_type', 'joint_trajectory', 'command message: ' + ', '.join(COMMAND_TYPES)
      + ' (joint_trajectory: horizons for joint_trajectory_controller, which carry the arm '
-       'through a stall of this process on a loaded computer; the position streams cannot: '
-       "the arm's driver holds the last command)"),
+       'through a stall of this process on a loaded computer; so do the position streams '
+       'through position_stream_bridge, see stream_bridge)'),
     ('params_file', os.path.join(SHARE, 'config', 'ik.yaml'), 'ik_node parameters file'),
     ('namespace', '', 'namespace of the node and its topics'),
     ('target_topic', '', 'remap ~/target_pose (full 6-D targets) to this topic; empty: none'),
@@ -68,6 +75,12 @@ ARGUMENTS = (
                        'empty: none (the ~/follow_path action is not remapped)'),
     ('command_topic', '', 'remap the command output to this topic (e.g. '
                           '/joint_trajectory_controller/joint_trajectory); empty: none'),
+    ('stream_bridge', 'true', 'position streams (joint_state, float64_multi_array) from '
+                              'position_stream_bridge, a process of its own fed by the '
+                              "node's JointTrajectory horizons, which carries the stream "
+                              "through a stall of ik_node's process (false: straight from "
+                              'ik_node, which stops with it)'),
+    ('stream_rate', '500.0', "rate of the bridged position stream [Hz] (the arm driver's)"),
 )
 
 
@@ -77,10 +90,42 @@ def declare_arguments():
             for name, default, description in ARGUMENTS]
 
 
+def resolved(context) -> dict:
+    """Return every argument's value in ``context``."""
+    return {name: context.perform_substitution(LaunchConfiguration(name))
+            for name, _, _ in ARGUMENTS}
+
+
+def bridged_stream(argument: dict) -> bool:
+    """Return whether a position stream comes through position_stream_bridge."""
+    return (argument['command_type'] != 'joint_trajectory'
+            and argument['stream_bridge'].lower() in ('true', '1'))
+
+
+def stream_bridge(context, **node_options) -> Node:
+    """
+    Return the position_stream_bridge action: ik_node's horizons in, the stream out.
+
+    It reads ``ros_ik/joint_trajectory`` and ``joint_states`` and publishes where ik_node
+    would publish the stream (``ros_ik/joint_commands`` or ``ros_ik/commands``, relative
+    to the namespace) or on ``command_topic``.
+    """
+    argument = resolved(context)
+    output = COMMAND_TOPICS[argument['command_type']]
+    return Node(package='ros_ik', executable='position_stream_bridge',
+                name='position_stream_bridge', namespace=argument['namespace'],
+                output='screen',
+                remappings=[('joint_trajectory', 'ros_ik/joint_trajectory'),
+                            (output, argument['command_topic'] or f'ros_ik/{output}')],
+                parameters=[{'command_type': argument['command_type'],
+                             'rate': float(argument['stream_rate'])}], **node_options)
+
+
 def ik_node(context, **node_options) -> Node:
     """Return the ik_node action for the resolved arguments of ``context``."""
-    value = context.perform_substitution
-    argument = {name: value(LaunchConfiguration(name)) for name, _, _ in ARGUMENTS}
+    argument = resolved(context)
+    bridged = bridged_stream(argument)
+    command_type = 'joint_trajectory' if bridged else argument['command_type']
     setup = choose_arm(argument['arm'], argument['urdf_file'], argument['base_link'],
                        argument['tip_link'], os.path.join(SHARE, 'urdf'),
                        argument['joint_limits_file'], argument['xacro_args'],
@@ -90,7 +135,7 @@ def ik_node(context, **node_options) -> Node:
         ('~/planar_goal', argument['goal_topic']),
         ('~/target_point', argument['point_topic']),
         ('~/target_path', argument['path_topic']),
-        (private_command_topic(argument['command_type']), argument['command_topic']))
+        (private_command_topic(command_type), '' if bridged else argument['command_topic']))
         if target]
     return Node(package='ros_ik', executable='ik_node', name='ros_ik',
                 namespace=argument['namespace'], output='screen', remappings=remappings,
@@ -101,12 +146,14 @@ def ik_node(context, **node_options) -> Node:
                     'joint_limits_file': setup.joint_limits_file,
                     'robot_description_semantic_file': setup.srdf_file,
                     'collision_scene_file': argument['collision_scene_file'],
-                    'command_type': argument['command_type']}], **node_options)
+                    'command_type': command_type}], **node_options)
 
 
 def shut_down_after(event, context):
     """
-    End the launch when ik_node exits; raise (non-zero launch exit) on an error code.
+    End the launch when ik_node (or the bridge) exits; raise on an error code.
+
+    The raise makes the launch exit non-zero.
 
     Once the launch is shutting down (Ctrl-C, another Shutdown) any code is the stop the
     user asked for: ik_node exits 0 on SIGINT and SIGTERM, but launch escalates to SIGTERM
@@ -115,15 +162,19 @@ def shut_down_after(event, context):
     if context.is_shutdown:
         return None
     if event.returncode not in (0, -2):  # -2: stopped by SIGINT
-        raise RuntimeError(f'ik_node exited with code {event.returncode}; see its log above')
-    return [Shutdown(reason='ik_node exited')]
+        raise RuntimeError(f'{event.action.name} exited with code {event.returncode}; see '
+                           'its log above')
+    return [Shutdown(reason=f'{event.action.name} exited')]
 
 
 def launch_setup(context):
-    """Create the node and the handler that ends the launch when it exits."""
-    node = ik_node(context)
-    return [node, RegisterEventHandler(OnProcessExit(target_action=node,
-                                                     on_exit=shut_down_after))]
+    """Create the node (and the bridge) and the handlers that end the launch on an exit."""
+    nodes = [ik_node(context)]
+    if bridged_stream(resolved(context)):
+        nodes.append(stream_bridge(context))
+    return nodes + [RegisterEventHandler(OnProcessExit(target_action=node,
+                                                       on_exit=shut_down_after))
+                    for node in nodes]
 
 
 def generate_launch_description() -> LaunchDescription:

@@ -70,6 +70,8 @@ STARTS = {  # name -> (parameters, extra arguments)
     'physics_arm': ({**MODEL, 'initial_positions': HOME, 'strict': True},
                     ['-r', 'joint_commands:=/ros_ik/joint_commands']),
     'ros_ik_web': ({**MODEL, 'port': 0}, []),  # 0: any free port
+    # ik_node sends JointState here: the bridge waits for horizons, spinning.
+    'position_stream_bridge': ({}, []),
 }
 
 

@@ -90,8 +90,27 @@ def test_ik_launch_remaps_and_limits_file():
     module, context = evaluated('ik.launch.py', arm='ur5', target_topic='/my_target',
                                 goal_topic='goal_pose', point_topic='clicked_point',
                                 path_topic='/my_path', command_topic='/forward/commands',
-                                command_type='float64_multi_array')
+                                command_type='float64_multi_array', stream_bridge='false')
     node = module.ik_node(context)
     assert remaps(node) == {'~/target_pose': '/my_target', '~/planar_goal': 'goal_pose',
                             '~/target_point': 'clicked_point', '~/target_path': '/my_path',
                             '~/commands': '/forward/commands'}
+
+
+@pytest.mark.parametrize('command_topic, output', [('', 'ros_ik/joint_commands'),
+                                                   ('/driver/commands', '/driver/commands')])
+def test_ik_launch_streams_positions_through_the_bridge_by_default(command_topic, output):
+    """Check a position stream: ik_node sends horizons to the bridge, which streams on."""
+    module, context = evaluated('ik.launch.py', arm='ur5', namespace='arm1',
+                                command_type='joint_state', command_topic=command_topic,
+                                stream_rate='250')
+    actions = module.launch_setup(context)
+    nodes = {action._Node__node_executable: action for action in actions
+             if hasattr(action, '_Node__node_executable')}
+    assert set(nodes) == {'ik_node', 'position_stream_bridge'}
+    assert remaps(nodes['ik_node']) == {}  # horizons on its own ~/joint_trajectory
+    assert remaps(nodes['position_stream_bridge']) == {
+        'joint_trajectory': 'ros_ik/joint_trajectory', 'joint_commands': output}
+    assert nodes['position_stream_bridge']._Node__node_namespace == 'arm1'
+    handlers = [action for action in actions if action not in nodes.values()]
+    assert len(handlers) == 2  # a failing node or bridge ends the launch
