@@ -323,13 +323,17 @@ class IkNode(Node):
         now = self._since_start(now_ns)
         self._take_inputs(now)
         result = self._controller.cycle(now, measure)
-        message = None if result.command is None else self._serialize_command(result.command)
-        late = None if message is None else self._controller.withdraw_late_command(
-            self._since_start(self._node_clock.now_ns()))
-        if message is not None and late is None:
-            self._command_publisher.publish(message)
+        notices = list(result.notices)
+        if result.command is not None:
+            message = self._serialize_command(result.command)
+            late = self._controller.withdraw_late_command(
+                self._since_start(self._node_clock.now_ns()))
+            if late is None:
+                self._command_publisher.publish(message)
+            else:
+                notices.append(late)
         self._path_action.update(self._controller)
-        self._log(list(result.notices) + ([late] if late is not None else []))
+        self._log(notices)
         self._status.publish_manipulability(result.manipulability)
 
     def _publish_markers(self) -> None:

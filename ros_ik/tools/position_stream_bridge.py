@@ -99,8 +99,9 @@ class PositionStreamBridge(Node):
                                                 QOS)
         self.create_subscription(JointTrajectory, COMMAND_TOPICS['joint_trajectory'],
                                  self._on_trajectory, QOS)
-        self.create_subscription(JointState, 'joint_states', self._on_joint_state,
-                                 JOINT_STATE_QOS)
+        # Needed only until the stream starts (then destroyed: no callback per state).
+        self._joint_states = self.create_subscription(JointState, 'joint_states',
+                                                      self._on_joint_state, JOINT_STATE_QOS)
         self.create_timer(1.0 / rate, self._publish_setpoint)
         self.get_logger().info(f'streaming {COMMAND_TOPICS[output]} ({output}) at {rate:g} Hz '
                                f'from {COMMAND_TOPICS["joint_trajectory"]}')
@@ -118,6 +119,8 @@ class PositionStreamBridge(Node):
         """Hand a horizon to the controller; the first one must start at the arm."""
         if self._controller is None:
             self._controller = self._started_controller(message)
+            if self._controller is not None:
+                self.destroy_subscription(self._joint_states)
             return
         reason = self._controller.receive(message, self._now())
         if reason:
