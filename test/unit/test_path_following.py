@@ -20,7 +20,7 @@ stream is checked from its stamps (divided differences) and every commanded tool
 against the path.
 """
 
-from typing import List, Sequence, Tuple
+from typing import List, Sequence
 
 import numpy as np
 import pytest
@@ -28,12 +28,9 @@ from ros_ik.control.cycle_types import Command
 from ros_ik.control.path_goals import ABORTED, CANCELED, SUCCEEDED
 from ros_ik.control.path_input import MAX_WAYPOINTS, PathOptions
 from ros_ik.kinematics.transforms import matrix_to_quaternion, pose_error
-from ros_ik.node.jtc_emulation import JointTrajectoryControllerEmulation
-from ros_ik.node.messages import joint_trajectory_command
 from ros_ik.trajectory.stream_check import stream_peaks_from_rest
 from ros_ik_testing.polylines import distance_from_polyline
 from ros_ik_testing.reach_loop import bundled_controller
-from ros_ik_testing.ros2_control_loop import EPOCH_NS
 from test_controller import assert_commands_within_limits, run_loop, UR5_HOME
 
 PANDA_HOME = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
@@ -108,103 +105,6 @@ def test_a_square_is_drawn_on_the_path_within_every_limit(arm, home, command_typ
             assert tool_deviation(controller, [Command(q, q, q, 0.0, 0.0) for q in
                                                command.horizon.positions], corners) <= 1e-3
             np.testing.assert_array_equal(command.horizon.velocities[-1], 0.0)
-
-
-def jtc_samples(controller, commands: List[Command], q_start: np.ndarray
-                ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """
-    Return JTC's setpoint every 0.1 ms: times (k,), positions and accelerations (k, n).
-
-    Each command's horizon reaches JTC at its cycle's time (the command's less the lead)
-    and is executed until the next one's, through any gap between them.
-    """
-    names = controller.arm.chain.joint_names
-    lead = controller.settings.trajectory_lead_time
-    jtc = JointTrajectoryControllerEmulation(names, q_start, EPOCH_NS)
-    times, positions, accelerations = [], [], []
-    for command, following in zip(commands, commands[1:]):
-        sent = command.time - lead
-        assert jtc.receive(joint_trajectory_command(names, command.horizon, EPOCH_NS),
-                           sent) is None
-        for time in np.arange(sent, following.time - lead, 1e-4):
-            setpoint = jtc.update(time)
-            times.append(time)
-            positions.append(setpoint.position)
-            accelerations.append(setpoint.acceleration)
-    return np.array(times), np.array(positions), np.array(accelerations)
-
-
-def jtc_peak_acceleration(controller, commands: List[Command], q_start: np.ndarray) -> float:
-    """Return the peak |acceleration| / limit of JTC's setpoint (:func:`jtc_samples`)."""
-    _, _, accelerations = jtc_samples(controller, commands, q_start)
-    return float(np.max(np.abs(accelerations) / controller.limits.acceleration))
-
-
-def test_jtc_stays_within_the_acceleration_limit_through_corners_on_a_jittery_timer():
-    """
-    Check JTC's spline of the horizons as the cycles come 1-19 ms apart.
-
-    A cycle whose step spans a corner (one stretch comes to rest, the next starts) must give
-    the approach to the corner between its commands, not the next stretch held at it: that
-    was a step of the horizon, 8.3x the acceleration limit in JTC's quintic (seed 2).
-    """
-    controller = started('ur5', UR5_HOME, command_type='joint_trajectory')
-    send(controller, square(controller.arm.kinematics.tip_pose(UR5_HOME), 0.12))
-    _, commands = run_loop(controller, UR5_HOME, 8.0, start=0.01, jitter=0.9, seed=2)
-    assert controller.path_outcome().status == SUCCEEDED
-    assert 0.5 < jtc_peak_acceleration(controller, commands, UR5_HOME) <= 1.0
-
-
-@pytest.mark.parametrize('stall_at', [0.944, 1.277, 1.573, 1.943, 2.313, 2.498])
-def test_a_stall_on_joint_trajectories_near_a_corner_brakes_and_finishes_the_path(stall_at):
-    """
-    Check a 67 ms stall of the node as the tool nears a corner of the square (JTC).
-
-    JTC follows the last horizon's brake along the path; the node resumes from it. A brake
-    that comes to rest at the corner, or micrometres before it, goes on to the next side
-    (before: the path ended "not on the path", or the micrometres left took hours).
-    """
-    controller = started('ur5', UR5_HOME, command_type='joint_trajectory')
-    corners = square(controller.arm.kinematics.tip_pose(UR5_HOME), 0.12)
-    send(controller, corners)
-    q, commands = run_loop(controller, UR5_HOME, stall_at, start=0.01)
-    _, more = run_loop(controller, q, 8.0 - stall_at, start=commands[-1].time
-                       - controller.settings.trajectory_lead_time + 0.077)
-    commands += more
-    outcome = controller.path_outcome()
-    assert outcome.status == SUCCEEDED and outcome.fraction == pytest.approx(1.0)
-    assert tool_deviation(controller, commands, corners) <= 1e-3
-    assert jtc_peak_acceleration(controller, commands, UR5_HOME) <= 1.0
-
-
-@pytest.mark.parametrize('stall_at', [0.944, 1.573, 2.313])
-def test_a_stall_inside_a_cycle_withdraws_its_message_and_finishes_the_path(stall_at):
-    """
-    Check a 77 ms stall between a cycle's clock and its publish, near a corner (JTC).
-
-    Sent that late, the message would reach JTC on the previous one's brake and JTC would
-    jump to it; withdrawn, JTC brakes along the previous one and the node resumes from it:
-    the setpoint moves continuously (no step: its speed between 0.1 ms samples within the
-    limit) and within the acceleration limit, and the path ends.
-    """
-    controller = started('ur5', UR5_HOME, command_type='joint_trajectory')
-    corners = square(controller.arm.kinematics.tip_pose(UR5_HOME), 0.12)
-    send(controller, corners)
-    q, commands = run_loop(controller, UR5_HOME, stall_at, start=0.01)
-    period = 1.0 / controller.settings.update_rate
-    now = commands[-1].time - controller.settings.trajectory_lead_time + period
-    controller.update_joint_state(controller.arm.chain.joint_names, q, now)
-    assert controller.cycle(now).command is not None
-    assert 'stalled inside it' in controller.withdraw_late_command(now + 0.077).message
-    _, more = run_loop(controller, q, 8.0 - stall_at, start=now + 0.077)
-    commands += more
-    outcome = controller.path_outcome()
-    assert outcome.status == SUCCEEDED and outcome.fraction == pytest.approx(1.0)
-    assert tool_deviation(controller, commands, corners) <= 1e-3
-    times, positions, accelerations = jtc_samples(controller, commands, UR5_HOME)
-    speed = np.abs(np.diff(positions, axis=0)) / np.diff(times)[:, None]
-    assert np.max(speed / controller.limits.velocity) <= 1.0
-    assert np.max(np.abs(accelerations) / controller.limits.acceleration) <= 1.0
 
 
 def test_a_cancel_brakes_along_the_path_and_reports_the_fraction():
