@@ -164,7 +164,7 @@ def run_path(arm: ControlledArm, limits: MotionLimits, axes: str, q0: np.ndarray
         outcome = controller.path_outcome()
         if outcome is not None and outcome.status != 'running' and controller.is_at_rest():
             break
-    scaled = limits.with_velocity_scale(VELOCITY_SCALE)
+    scaled = limits.scaled(VELOCITY_SCALE)
     peaks = stream_peaks(np.array(stamps), np.array(commands), scaled.lower, scaled.upper)
     T_tool = arm.kinematics.tip_pose(np.array(commands))
     speeds = (np.linalg.norm(np.diff(T_tool[:, :3, 3], axis=0), axis=1)
@@ -272,7 +272,7 @@ def planar_stop(kind: str) -> Tuple[float, float, str]:
     if kind == 'joint limit':
         lower[1] = elbow
     limits = MotionLimits(lower, limits.upper, limits.velocity, limits.acceleration,
-                          limits.jerk).with_velocity_scale(VELOCITY_SCALE)
+                          limits.jerk).scaled(VELOCITY_SCALE)
     task = PathTask(arm.kinematics, arm.solver, limits, (True, True) + (False,) * 4,
                     caps=Caps(1.0, 1.0))
     q = np.array([0.3, 1.4])
@@ -290,7 +290,7 @@ def planar_stop(kind: str) -> Tuple[float, float, str]:
 def full_pose_task(arm: ControlledArm, limits: MotionLimits,
                    checker: Optional[CollisionChecker] = None) -> PathTask:
     """Return the benchmark's full-pose path task of ``arm`` (velocity scale, tool caps)."""
-    return PathTask(arm.kinematics, arm.solver, limits.with_velocity_scale(VELOCITY_SCALE),
+    return PathTask(arm.kinematics, arm.solver, limits.scaled(VELOCITY_SCALE),
                     mask_of_rows(range(6)), caps=Caps(LINEAR_CAP, ANGULAR_CAP),
                     checker=checker)
 

@@ -72,7 +72,7 @@ class GoalSelection:
         recovery = ServoRecovery(SolveGoals(arm, stepper, local_spread=RECOVERY_SPREAD))
         self.servo = ServoGoals(arm, stepper, options, recovery)
         self.solve = SolveGoals(arm, stepper)
-        self.jog = JogGoals(arm, limits, stepper, options)
+        self.jog = JogGoals(arm, stepper, options)
         self.path = PathGoals(arm, limits, stepper, self.solve)
 
     def choose(self, q_measured: np.ndarray, age: float, now: float, dt: float,

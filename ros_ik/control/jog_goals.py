@@ -36,16 +36,15 @@ from ros_ik.control.jogging import describe, jog_goal, jog_velocity
 from ros_ik.control.motion_step import MotionStepper
 from ros_ik.control.parameters import Settings
 from ros_ik.kinematics.transform_buffer import FrameError
-from ros_ik.trajectory.motion_limits import MotionLimits
 
 
 class JogGoals:
     """The goal of the active jog (see the module docstring)."""
 
-    def __init__(self, arm: ControlledArm, limits: MotionLimits, stepper: MotionStepper,
+    def __init__(self, arm: ControlledArm, stepper: MotionStepper,
                  options: DifferentialOptions) -> None:
-        """Keep the arm, its motion limits, the motion step (damper) and the options."""
-        self.arm, self.limits, self.stepper, self.options = arm, limits, stepper, options
+        """Keep the arm, the motion step (its generator's limits, the damper), the options."""
+        self.arm, self.stepper, self.options = arm, stepper, options
 
     def choose(self, inputs: ControllerInputs, q: np.ndarray, now: float, dt: float,
                settings: Settings, notices: List[Notice],
@@ -75,7 +74,8 @@ class JogGoals:
                                                       velocity.damping,
                                                       options.velocity_limits, settings)
         values['damping'] = velocity.damping
-        goal = Goal(jog_goal(self.limits, q, qdot), velocity_caps=np.abs(qdot))
+        goal = Goal(jog_goal(self.stepper.generator(settings).limits, q, qdot),
+                    velocity_caps=np.abs(qdot))
         if stopping is not None:
             return GoalChoice('WARN', 'jog stopped before a collision: it would bring '
                               f'{stopping.text()}', goal)

@@ -63,7 +63,9 @@ class MotionStepper:
         self.checked_goal: Optional[np.ndarray] = None  # its motion was found free
         self.collision_stop: Optional[Contact] = None  # what stopped this cycle's step
         self._check_start = True
-        self._generator_for: Tuple[float, Optional[OnlineGenerator]] = (0.0, None)
+        # ((velocity_scale, acceleration_scale) it was made for, the generator)
+        self._generator_for: Tuple[Tuple[float, float], Optional[OnlineGenerator]] = (
+            (0.0, 0.0), None)
 
     def set_guard(self, guard: Optional[CollisionGuard]) -> None:
         """Check against a new model from the next step on; check the start state again."""
@@ -80,10 +82,10 @@ class MotionStepper:
         self._check_start = self._check_start or check_start
 
     def generator(self, settings: Settings) -> OnlineGenerator:
-        """Return the trajectory generator for the current ``velocity_scale``."""
-        scale = settings.velocity_scale
+        """Return the trajectory generator for the current velocity and acceleration scales."""
+        scale = (settings.velocity_scale, settings.acceleration_scale)
         if self._generator_for[0] != scale or self._generator_for[1] is None:
-            self._generator_for = (scale, OnlineGenerator(self.limits.with_velocity_scale(scale)))
+            self._generator_for = (scale, OnlineGenerator(self.limits.scaled(*scale)))
             self.checked_goal = None  # another speed: another path
         return self._generator_for[1]
 

@@ -166,6 +166,10 @@ class Settings:
         'setpoint smooth [s]', value_range=(0.0, 1.0), read_only=True)
     velocity_scale: float = _parameter(0.5, 'fraction of the velocity limits commands '
                                        'may use', value_range=(0.01, 1.0))
+    acceleration_scale: float = _parameter(
+        1.0, 'fraction of the acceleration limits commands may use (the jerk limits stay); '
+        'lower it where the drives cannot give the limits everywhere (a stretched arm '
+        'against gravity)', value_range=(0.01, 1.0))
     gain: float = _parameter(5.0, 'servo proportional gain on the pose error [1/s]',
                              value_range=(0.1, 100.0))
     max_linear_speed: float = _parameter(0.5, 'servo and Cartesian path cap of the tip '

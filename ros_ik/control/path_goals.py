@@ -305,7 +305,8 @@ class PathGoals:
             angular = min(angular, options.angular_speed)
         guard = self.stepper.guard
         return PathTask(self.arm.kinematics, self.arm.solver,
-                        self.limits.with_velocity_scale(settings.velocity_scale),
+                        self.limits.scaled(settings.velocity_scale,
+                                           settings.acceleration_scale),
                         self.arm.task_mask(False), settings.orientation_weight,
                         settings.path_position_tolerance, settings.path_orientation_tolerance,
                         Caps(linear, angular), guard.checker if guard is not None else None)

@@ -33,7 +33,8 @@ stopped, the target under it refused and the arm never faulted.
 With ``--physics`` the arm is :mod:`ros_ik.sim.physics_arm` (MuJoCo: inertia, gravity,
 torque-limited drives, the table as a solid) instead of the kinematic ``sim_arm``: the
 table and plot add the tracking error at the tool, the drives' effort / limit and the
-contacts (a contact also fails the demo).
+contacts (a contact also fails the demo); ik_node then uses half the acceleration limits
+(``acceleration_scale`` 0.5), which the drives can give against gravity.
 
 With ``--view`` the demo also starts the browser view (``ros_ik_web``), prints its address,
 and after the scripted targets keeps every process running, the arm following the page's
@@ -72,6 +73,11 @@ COMMAND_TYPE = 'joint_trajectory'
 # apart) overshoots the jerk-limited motion's acceleration by up to 4 % (Panda 1.037x, UR5
 # 1.000x, sampled at 5 kHz over random targets: docs/ros2_control.md).
 JTC_TOLERANCE = 0.05
+# ik_node's acceleration_scale on the MuJoCo arm: its drives have the URDF's effort limits,
+# and a stretched arm cannot get its full acceleration limits against gravity (the Panda's
+# joint 2 held horizontal: 63 N m of gravity plus 3.83 kg m^2 x 7.5 rad/s^2 is 92 N m, over
+# its 87 N m). The kinematic sim_arm has no dynamics: the full limits there.
+PHYSICS_ACCELERATION_SCALE = 0.5
 INTERRUPTED = threading.Event()  # set by SIGINT or SIGTERM
 
 
@@ -125,7 +131,9 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int,
                       os.path.join(logs, 'ros_ik_web.log'))] if view else []) + [
         NodeProcess('ik_node', {**links, **semantic, 'task_axes': f'"{task_axes}"',
                                 'mode': 'servo', 'command_type': COMMAND_TYPE,
-                                'velocity_scale': VELOCITY_SCALE, 'diagnostics_period': 0.05},
+                                'velocity_scale': VELOCITY_SCALE,
+                                'acceleration_scale': PHYSICS_ACCELERATION_SCALE if physics
+                                else 1.0, 'diagnostics_period': 0.05},
                     os.path.join(logs, 'ik_node.log')),
     ]
     peer = RosPeer('ros_ik_demo', INTERRUPTED)

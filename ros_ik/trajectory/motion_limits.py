@@ -53,7 +53,13 @@ class MotionLimits:
         """Return the number of joints."""
         return len(self.lower)
 
-    def with_velocity_scale(self, scale: float) -> 'MotionLimits':
-        """Return these limits with the velocity limits scaled by ``scale`` in (0, 1]."""
-        return MotionLimits(self.lower, self.upper, self.velocity * scale, self.acceleration,
-                            self.jerk)
+    def scaled(self, velocity_scale: float, acceleration_scale: float = 1.0
+               ) -> 'MotionLimits':
+        """
+        Return these limits with the velocity and acceleration limits times factors in (0, 1].
+
+        The jerk limits stay: a lower acceleration limit is reached sooner, never with more
+        jerk.
+        """
+        return MotionLimits(self.lower, self.upper, self.velocity * velocity_scale,
+                            self.acceleration * acceleration_scale, self.jerk)

@@ -84,7 +84,8 @@ def tip_error(controller: IkController, q: np.ndarray, T_base_target: np.ndarray
 def assert_commands_within_limits(controller: IkController, commands: List[Command],
                                   q_start: np.ndarray) -> None:
     """Check the stream (from the start, at rest) within every limit, from its stamps."""
-    limits = controller.limits.with_velocity_scale(controller.settings.velocity_scale)
+    limits = controller.limits.scaled(controller.settings.velocity_scale,
+                                      controller.settings.acceleration_scale)
     period = 1.0 / controller.settings.update_rate
     times = [commands[0].time - 2 * period, commands[0].time - period]
     times += [command.time for command in commands]
@@ -302,6 +303,30 @@ def test_new_settings_take_effect_on_the_next_cycle():
 
 
 @pytest.mark.parametrize('mode', ['servo', 'solve'])
+def test_acceleration_scale_caps_the_commanded_accelerations_and_keeps_the_jerk_limit(mode):
+    """
+    Check ``acceleration_scale`` 0.3 caps the stream at 0.3 x the acceleration limits.
+
+    From the command stamps, against the full limits: acceleration at most 0.3 and used
+    (above 0.25: the motion is acceleration-bound), jerk within its full limit.
+    """
+    controller = bundled_controller('ur5', mode=mode)
+    controller.settings = controller.settings.updated({'acceleration_scale': 0.3})
+    T_base_target = controller.arm.kinematics.tip_pose(UR5_GOAL)
+    controller.set_target('base_link', *pose_of(T_base_target), 'pose')
+    q, commands = run_loop(controller, UR5_HOME, 10.0)
+    assert tip_error(controller, q, T_base_target) < 1e-3
+    assert_commands_within_limits(controller, commands, UR5_HOME)
+    times = np.array([command.time for command in commands])
+    positions = np.array([command.q for command in commands])
+    full = controller.limits
+    peaks = stream_peaks(times, positions, full.lower, full.upper)
+    _, acceleration, jerk = peaks.ratios(full.velocity, full.acceleration, full.jerk)
+    assert 0.25 < acceleration <= 0.3 + 1e-6, acceleration
+    assert jerk <= 1.0 + 1e-6
+
+
+@pytest.mark.parametrize('mode', ['servo', 'solve'])
 def test_uneven_cycles_and_late_joint_states_keep_every_limit(mode):
     """
     Check a Panda run with +-60 % period jitter and joint states 100 ms late.
@@ -333,7 +358,8 @@ def test_a_joint_measured_past_its_limit_is_brought_inside_smoothly():
     assert commands[0].q[2] > chain.upper[2]  # no jump: the first command is where it is
     inside = [chain.within_limits(command.q) for command in commands]
     assert inside[-1] and all(inside[inside.index(True):])  # once inside, it stays
-    limits = controller.limits.with_velocity_scale(controller.settings.velocity_scale)
+    limits = controller.limits.scaled(controller.settings.velocity_scale,
+                                      controller.settings.acceleration_scale)
     times = [command.time for command in commands]
     peaks = stream_peaks(np.array(times), np.array([c.q for c in commands]), limits.lower,
                          limits.upper + np.array([0, 0, 0.003, 0, 0, 0]))

@@ -62,7 +62,7 @@ def task_for(name: str, velocity_scale: float = 0.5, caps: Caps = Caps(0.25, 1.0
     if limits is None:
         limits = resolve_motion_limits(chain, bundled_joint_limits_path(name),
                                        LimitDefaults.of(Settings()), {}).limits
-    return PathTask(arm.kinematics, arm.solver, limits.with_velocity_scale(velocity_scale),
+    return PathTask(arm.kinematics, arm.solver, limits.scaled(velocity_scale),
                     arm.task_mask(False), caps=caps, checker=checker)
 
 
