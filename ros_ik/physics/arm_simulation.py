@@ -22,7 +22,7 @@ Positions in rad or m, velocities in rad/s or m/s, efforts in N m or N, chain or
 """
 
 from dataclasses import dataclass
-from typing import List
+from typing import List, Tuple
 
 import mujoco
 import numpy as np
@@ -80,12 +80,34 @@ class ArmSimulation:
 
     def advance(self, q_ref: np.ndarray, v_ref: np.ndarray, steps: int) -> None:
         """Step ``steps`` times toward ``q_ref + v_ref t`` (t from this call's start)."""
+        span = steps * self.arm.model.opt.timestep
+        self.advance_between((q_ref, v_ref), (q_ref + v_ref * span, v_ref), steps)
+
+    def advance_between(self, start: Tuple[np.ndarray, np.ndarray],
+                        end: Tuple[np.ndarray, np.ndarray], steps: int) -> None:
+        """
+        Step ``steps`` times along the reference from ``start`` to ``end``, each ``(q, v)``.
+
+        The reference is the cubic Hermite curve through the positions (n,) and velocities
+        (n,) at this call's start and ``T = steps * timestep`` s later: with ``s = t / T``,
+        ``q(t) = h00(s) q0 + h10(s) T v0 + h01(s) q1 + h11(s) T v1`` (a constant velocity
+        gives a straight line). Step k drives toward the reference at its own start,
+        ``t = k timestep``, plus the velocity feed-forward.
+        """
+        if steps <= 0:
+            return
         model, data = self.arm.model, self.data
         actuators = self.arm.actuators
-        feed_forward = q_ref + self._lead * v_ref
-        dt = model.opt.timestep
+        (q0, v0), (q1, v1) = start, end
+        span = steps * model.opt.timestep
         for step in range(steps):
-            data.ctrl[actuators] = feed_forward + v_ref * (step * dt)
+            s = step / steps
+            s2, s3 = s * s, s * s * s
+            position = ((2 * s3 - 3 * s2 + 1) * q0 + (s3 - 2 * s2 + s) * span * v0
+                        + (3 * s2 - 2 * s3) * q1 + (s3 - s2) * span * v1)
+            velocity = ((6 * s2 - 6 * s) * (q0 - q1) / span + (3 * s2 - 4 * s + 1) * v0
+                        + (3 * s2 - 2 * s) * v1)
+            data.ctrl[actuators] = position + self._lead * velocity
             mujoco.mj_step(model, data)
 
     def contacts(self) -> List[Contact]:
@@ -97,7 +119,11 @@ class ArmSimulation:
         q, velocity = self.q, self.velocity
         self.arm = arm
         self.data = mujoco.MjData(arm.model)
-        self.data.qpos[arm.qpos] = q
-        self.data.qvel[arm.dofs] = velocity
         set_gains(arm, self.gains.kp, self.gains.kd)
-        mujoco.mj_forward(arm.model, self.data)
+        self.place(q, velocity)
+
+    def place(self, q: np.ndarray, velocity: np.ndarray) -> None:
+        """Put the arm at ``q`` moving at ``velocity`` (n,), without simulating the way."""
+        self.data.qpos[self.arm.qpos] = q
+        self.data.qvel[self.arm.dofs] = velocity
+        mujoco.mj_forward(self.arm.model, self.data)

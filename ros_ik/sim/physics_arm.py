@@ -20,8 +20,10 @@ Commands, strict command faults and joint_states work as in
 controller period, 500 Hz by default) the node takes the reference (the trajectory
 controller's setpoint or the extrapolated command) and steps MuJoCo by the ``timestep`` s
 steps due in wall-clock time (1 kHz by default; at most ``MAX_CATCH_UP`` s at once: a
-longer stall of the process is time the arm does not live through, reported as the real
-time factor). The drives are position loops with velocity feed-forward and, by default,
+longer stall of this process, on a loaded machine, is time the simulation skips, reported
+as the real time factor; the arm comes out of it on the reference, as if its drives had
+followed it meanwhile, not left behind by the skipped time, which a real arm would
+not have lost). The drives are position loops with velocity feed-forward and, by default,
 gravity compensation, clamped to the URDF's effort limits
 (:mod:`ros_ik.physics.mujoco_arm`); their gains come from ``gains_file`` or are derived
 from the joint inertias at the start pose (:mod:`ros_ik.physics.servo_gains`).
@@ -42,7 +44,7 @@ With ``strict`` it also faults, as a robot's safety stops do, on a contact force
 import math
 import sys
 import time
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 import numpy as np
@@ -143,6 +145,8 @@ class PhysicsArm(CommandedArm):
         self._monitor = DriveMonitor(self.chain.n_joints)
         self._started = time.monotonic()
         self._simulated = 0.0  # s of wall-clock time covered by simulation
+        # (q, v) of the reference where the simulation stands (None: not stepped yet)
+        self._reference: Optional[Tuple[np.ndarray, np.ndarray]] = None
         self._report_started = (self._started, 0.0)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics',
                                                   DIAGNOSTICS_QOS)
@@ -205,23 +209,40 @@ class PhysicsArm(CommandedArm):
                                f'({", ".join(item.name for item in scene) or "none"})')
 
     def _step(self) -> None:
-        """Step MuJoCo through the wall-clock time since the last loop toward the reference."""
+        """
+        Step MuJoCo through the wall-clock time since the last loop along the reference.
+
+        The steps due cover the time since the last loop, which ends now: they follow the
+        reference from where the last loop left it to the reference now (the setpoint or
+        the extrapolated command), not the reference now extrapolated into the future (on
+        a starved process that lead was a tracking error of the speed times the delay).
+        After a skipped stall the arm is placed on the reference's start (the module
+        docstring); that start, and the first loop's, is the reference now extrapolated back.
+        """
         now = self._now()
         setpoint = self._trajectory_setpoint(now)
         if setpoint is not None:
-            q_ref, v_ref = self._command, setpoint.velocity
+            end = (self._command, setpoint.velocity)
         else:
-            q_ref, v_ref = self._command_reference(now)
+            end = self._command_reference(now)
         simulation = self._simulation
         timestep = self._options.timestep
         behind = time.monotonic() - self._started - self._simulated
         steps = min(int(behind / timestep), int(MAX_CATCH_UP / timestep))
+        start = self._reference
         if behind > MAX_CATCH_UP:  # a stall: skip the time the loop did not run
             self._started += behind - steps * timestep
-        simulation.advance(q_ref, v_ref, steps)
+            start = None
+        if start is None:
+            start = (end[0] - end[1] * (steps * timestep), end[1])
+            if self._reference is not None:  # as if the drives had followed meanwhile
+                simulation.place(*start)
+        if steps > 0:
+            simulation.advance_between(start, end, steps)
+            self._reference = end
         self._simulated += steps * timestep
         self.q, self.velocity = simulation.q, simulation.velocity
-        self._measure(q_ref + v_ref * (steps * timestep))
+        self._measure(end[0])
         self._publish_state(simulation.effort)
 
     def _measure(self, q_ref: np.ndarray) -> None:

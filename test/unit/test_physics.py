@@ -234,6 +234,31 @@ def test_velocity_feed_forward_tracks_a_ramp():
     assert abs(speed * 500 * period - simulation.q[0]) < 0.01 * kd * speed / kp
 
 
+@pytest.mark.parametrize('chunk_steps', [2, 50])
+def test_a_reference_given_in_late_chunks_is_followed_along_its_curve(chunk_steps):
+    """
+    Check ``advance_between``: an accelerating reference given every 2 ms or every 50 ms.
+
+    ``q(t) = a t^2 / 2`` (a = 5 rad/s^2) for 0.6 s, the loop handing over the reference
+    where the last chunk ended and the reference now (a starved loop sees 50 ms chunks): the
+    arm stays within 2 mrad of the reference at every chunk's end in both cases (a reference
+    extrapolated from the chunk's end instead leads by the speed times the chunk, 0.15 rad).
+    """
+    acceleration, timestep = 5.0, 0.001
+    simulation = simulation_of(pendulum_urdf(), 'base', 'tip', [0.0],
+                               ServoGains(np.array([2000.0]), np.array([40.0])),
+                               options=PhysicsOptions(gravity=(0.0, 0.0, 0.0)))
+
+    def reference(t: float):
+        return np.array([0.5 * acceleration * t * t]), np.array([acceleration * t])
+    errors = []
+    for chunk in range(int(0.6 / (chunk_steps * timestep))):
+        start, end = (reference(chunk_steps * timestep * k) for k in (chunk, chunk + 1))
+        simulation.advance_between(start, end, chunk_steps)
+        errors.append(abs(end[0][0] - simulation.q[0]))
+    assert max(errors) < 2e-3, max(errors)
+
+
 def test_contact_with_a_scene_box_is_reported_and_stops_the_arm():
     """Check a box in the swing: the bob stops on it and the contact names both."""
     scene = ('objects:\n  - {name: block, type: box, size: [0.1, 0.1, 0.1], '
