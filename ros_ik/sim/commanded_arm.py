@@ -279,6 +279,12 @@ class CommandedArm(Node):
         """
         Deliver the trajectories due and run one controller update; return its setpoint.
 
+        Before each delivery the controller is updated at the delivery time: a real JTC
+        runs on all the while, so a trajectory replaces the active one from where that one
+        had taken the setpoint by then. (Updated only at ``now``, after a stall of this
+        process the emulation would start the new trajectory from the setpoint of the
+        update before the stall, a jump JTC never makes.)
+
         None while no trajectory is active, during a fault's hold, while a faulted arm
         waits for a setpoint at its position, or when the setpoint faults in strict mode.
         A returned setpoint becomes the command the reference continues from.
@@ -286,6 +292,8 @@ class CommandedArm(Node):
         controller = self._trajectory_controller
         while self._in_flight and self._in_flight[0][0] <= now:
             due, _, message = heapq.heappop(self._in_flight)
+            if self._trajectories_active:
+                controller.update(due)
             reason = controller.receive(message, due)
             if reason:
                 self.get_logger().error(f'rejected trajectory: {reason}')

@@ -122,7 +122,7 @@ def test_sim_arm_follows_ik_commands_to_the_target(peer, processes, tmp_path, co
 
 
 @pytest.mark.parametrize('mode, fault', [('servo', 'lost'), ('solve', 'stall'),
-                                         ('servo', 'stall')])
+                                         ('servo', 'stall'), ('servo', 'arm stall')])
 def test_joint_trajectory_through_jitter_lost_messages_and_a_stall(peer, processes, tmp_path,
                                                                    mode, fault):
     """
@@ -130,7 +130,8 @@ def test_joint_trajectory_through_jitter_lost_messages_and_a_stall(peer, process
 
     JTC with its default parameters. Each message reaches the controller 0-5 ms late;
     then every 7th is lost, or ik_node's process is stopped for 0.5 s mid-motion (SIGSTOP,
-    SIGCONT): no message is rejected, the strict arm never faults on the setpoint's
+    SIGCONT), or the arm's own process is (a simulator starved on a loaded machine):
+    no message is rejected, the strict arm never faults on the setpoint's
     velocity or acceleration (10 % over the limit allowed for the controller's quintic
     between points), speeds stay within velocity_scale (no fast-forward after the stall,
     which the node reports), and the target is reached.
@@ -142,13 +143,14 @@ def test_joint_trajectory_through_jitter_lost_messages_and_a_stall(peer, process
                      ik={'mode': mode, 'velocity_scale': velocity_scale})
     T_base_target = loop.kinematics.tip_pose(np.array(PANDA.home) + PANDA_GOAL_OFFSET)
     loop.send(T_base_target)
-    if fault == 'stall':
+    if fault != 'lost':
+        stopped = loop.ik if fault == 'stall' else loop.sim
         assert peer.spin_until(lambda: loop.speeds(-1).max() > 0.2 * velocity_scale, 30.0)
-        loop.ik.process.send_signal(signal.SIGSTOP)
+        stopped.process.send_signal(signal.SIGSTOP)
         try:
             peer.spin_for(0.5)
         finally:
-            loop.ik.process.send_signal(signal.SIGCONT)
+            stopped.process.send_signal(signal.SIGCONT)
     assert peer.spin_until(lambda: loop.error(T_base_target) < 1e-3, 30.0), loop.error(
         T_base_target)
     assert np.all(loop.speeds() <= velocity_scale * 1.05), loop.speeds().max()
