@@ -39,8 +39,13 @@ the bridge's clock lies within ``start_tolerance`` of the arm's measured positio
 ones lost before this node and the IK node had discovered each other) is dropped with a
 warning, since a driver takes a stream's first position as it comes and the arm would
 jump. The IK node, seeing the arm not follow, stops and starts again from the measured
-positions, and that horizon starts the stream. A rejected message is logged (as JTC logs
-it) and leaves the active one running.
+positions, and that horizon starts the stream. The same holds later: a horizon that does
+not continue the stream (its setpoint now farther than ``start_tolerance`` from the
+stream's: the IK node restarted from the measured positions after the arm stopped away from
+its commands, e.g. on a fault) starts the stream again if it starts at the arm, and is
+dropped otherwise; JTC's spline from the stream's setpoint to it would sweep the distance
+within milliseconds. A rejected message is logged (as JTC logs it) and leaves the active
+one running.
 """
 
 import sys
@@ -84,7 +89,8 @@ class PositionStreamBridge(Node):
             read_only=True)).value
         self._start_tolerance = self.declare_parameter(
             'start_tolerance', 0.01, ParameterDescriptor(
-                description="the first horizon's setpoint now may differ from the arm's "
+                description="the first horizon's setpoint now, and that of one that does "
+                            "not continue the stream (a restart), may differ from the arm's "
                             'measured position by at most this, else the stream waits for '
                             'one that starts at the arm [rad or m]',
                 floating_point_range=[FloatingPointRange(from_value=0.0, to_value=1.0)],
@@ -99,9 +105,9 @@ class PositionStreamBridge(Node):
                                                 QOS)
         self.create_subscription(JointTrajectory, COMMAND_TOPICS['joint_trajectory'],
                                  self._on_trajectory, QOS)
-        # Needed only until the stream starts (then destroyed: no callback per state).
-        self._joint_states = self.create_subscription(JointState, 'joint_states',
-                                                      self._on_joint_state, JOINT_STATE_QOS)
+        # To start the stream at the arm, and to start it again there (a restart).
+        self.create_subscription(JointState, 'joint_states', self._on_joint_state,
+                                 JOINT_STATE_QOS)
         self.create_timer(1.0 / rate, self._publish_setpoint)
         self.get_logger().info(f'streaming {COMMAND_TOPICS[output]} ({output}) at {rate:g} Hz '
                                f'from {COMMAND_TOPICS["joint_trajectory"]}')
@@ -116,15 +122,46 @@ class PositionStreamBridge(Node):
             self._measured.update(zip(message.name, message.position))
 
     def _on_trajectory(self, message: JointTrajectory) -> None:
-        """Hand a horizon to the controller; the first one must start at the arm."""
-        if self._controller is None:
-            self._controller = self._started_controller(message)
-            if self._controller is not None:
-                self.destroy_subscription(self._joint_states)
+        """
+        Hand a horizon to the controller; the first one, and a restart, must start at the arm.
+
+        A restart is a horizon that does not continue the stream (the IK node started again
+        from the measured joints after the arm stopped away from its commands): it starts
+        the stream again, at the arm, as the first one does, instead of being splined into
+        from the stream's setpoint elsewhere (a sweep of milliseconds to the arm).
+        """
+        if self._controller is not None and not self._restarts(message):
+            reason = self._controller.receive(message, self._now())
+            if reason:
+                self._warn('rejected', f'rejected trajectory: {reason}')
             return
-        reason = self._controller.receive(message, self._now())
-        if reason:
-            self._warn('rejected', f'rejected trajectory: {reason}')
+        controller = self._started_controller(message)
+        if controller is not None:
+            self._controller = controller
+
+    def _restarts(self, message: JointTrajectory) -> bool:
+        """
+        Return whether ``message`` would not continue the stream.
+
+        True when its own setpoint now (the message alone: held at its first point until
+        then) is farther than ``start_tolerance`` from the stream's setpoint now; False for
+        a message of other joints (the controller rejects it).
+        """
+        controller = self._controller
+        names = list(message.joint_names)
+        if sorted(names) != sorted(controller.joint_names) or not message.points:
+            return False
+        first = dict(zip(names, message.points[0].positions))
+        if len(first) != len(names):
+            return False
+        alone = JointTrajectoryControllerEmulation(
+            controller.joint_names, np.array([first[name] for name in controller.joint_names]),
+            self._epoch_ns)
+        now = self._now()
+        if alone.receive(message, now):
+            return False
+        offset = np.abs(alone.update(now).position - controller.update(now).position)
+        return float(offset.max()) > self._start_tolerance
 
     def _started_controller(self, message: JointTrajectory
                             ) -> Optional[JointTrajectoryControllerEmulation]:

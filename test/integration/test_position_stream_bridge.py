@@ -23,6 +23,7 @@ import time
 
 from builtin_interfaces.msg import Duration
 import numpy as np
+import pytest
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from ros_ik.node.jtc_emulation import JointTrajectoryControllerEmulation
 from sensor_msgs.msg import JointState
@@ -130,3 +131,39 @@ def test_the_stream_starts_only_at_the_arm(peer, processes, tmp_path):
     assert peer.spin_until(lambda: arrays and abs(arrays[-1].data[0] - 0.5) < 1e-12, TIMEOUT)
     first = np.array(arrays[0].data)
     np.testing.assert_allclose(first, [0.3, 0.0], atol=1e-9)  # the stream starts at the arm
+
+
+def test_a_restart_starts_the_stream_again_at_the_arm(peer, processes, tmp_path):
+    """
+    A horizon that does not continue the stream starts it again at the arm, or is dropped.
+
+    The stream holds [0, 0]; a horizon at [0.8, 0] with the arm still at [0, 0] is dropped
+    (the stream stays); with the arm measured at [0.3, 0] (it stopped away from the
+    commands) a horizon from there to [0.5, 0] starts the stream again at [0.3, 0], with
+    no sample in between (before, JTC's spline swept there within milliseconds).
+    """
+    bridge = processes.start('position_stream_bridge', {'command_type': 'float64_multi_array'},
+                             str(tmp_path / 'bridge.log'))
+    arrays = []
+    peer.node.create_subscription(Float64MultiArray, 'commands', arrays.append, QOS)
+    publisher = peer.node.create_publisher(JointTrajectory, 'joint_trajectory', QOS)
+    measured = arm_at_rest(peer, [0.0, 0.0])
+    assert peer.spin_until(lambda: publisher.get_subscription_count() > 0, TIMEOUT)
+    publish_until_started(peer, publisher, bridge, lambda start_ns: trajectory(
+        start_ns, [(0.0, [0.0, 0.0]), (1.0, [0.0, 0.0])]))
+    assert peer.spin_until(lambda: len(arrays) > 10, TIMEOUT)
+    publisher.publish(trajectory(time.time_ns(), [(0.0, [0.8, 0.0]), (1.0, [0.8, 0.0])]))
+    assert peer.spin_until(lambda: 'would start the stream 0.8 from the arm on a'
+                           in bridge.output(), TIMEOUT), bridge.output()
+    held = len(arrays)
+    assert peer.spin_until(lambda: len(arrays) > held + 10, TIMEOUT)
+    assert all(sample.data[0] == 0.0 for sample in arrays)  # the stream held its horizon
+    measured.cancel()
+    arm_at_rest(peer, [0.3, 0.0])
+    peer.spin_for(0.1)  # the bridge hears the arm's new position
+    publisher.publish(trajectory(time.time_ns(), [(0.0, [0.3, 0.0]), (0.5, [0.5, 0.0])]))
+    assert peer.spin_until(lambda: arrays and abs(arrays[-1].data[0] - 0.5) < 1e-12, TIMEOUT)
+    assert bridge.output().count(STARTED) == 2, bridge.output()
+    moved = [sample.data[0] for sample in arrays if sample.data[0] != 0.0]
+    assert moved[0] == pytest.approx(0.3, abs=1e-3)  # straight to the arm, no sweep
+    assert np.all(np.diff(moved) >= -1e-12) and min(moved) >= 0.3 - 1e-9
