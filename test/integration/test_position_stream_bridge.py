@@ -62,13 +62,15 @@ def arm_at_rest(peer, positions):
 
 def publish_until_started(peer, publisher, bridge, horizon) -> JointTrajectory:
     """
-    Publish ``horizon(start_ns)`` (starting 0.2 s ahead) until the bridge starts its stream.
+    Publish ``horizon(start_ns)`` (starting 1 s ahead) until the bridge starts its stream.
 
-    Until the bridge has heard ``joint_states`` it drops horizons; return the one it took.
+    Until the bridge has heard ``joint_states`` it drops horizons; return the last one
+    published. The bridge may have started on the one before (its log line read late, on a
+    loaded machine): the last one then replaces it while both still rest at their start.
     """
     deadline = time.monotonic() + TIMEOUT
     while time.monotonic() < deadline:
-        message = horizon(time.time_ns() + 200_000_000)
+        message = horizon(time.time_ns() + 1_000_000_000)
         publisher.publish(message)
         if peer.spin_until(lambda: STARTED in bridge.output(), 0.1):
             return message
