@@ -92,7 +92,7 @@ def run(arm_name: str) -> str:
     near = np.abs(along - JOG_LEAD) < NEAR
     window = int(0.1 / PERIOD)
     slowest = float(np.min(along[window + 50:] - along[50:-window])) / 0.1  # after start-up
-    limits = controller.limits.scaled(settings.velocity_scale, settings.acceleration_scale)
+    limits = controller.command_limits
     ratios = stream_peaks(np.array([times[0] - 0.02, times[0] - 0.01] + times),
                           np.array([start.q, start.q] + positions), limits.lower,
                           limits.upper).ratios(limits.velocity, limits.acceleration,

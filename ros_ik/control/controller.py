@@ -94,6 +94,15 @@ class IkController:
         self.reports = CycleReport(arm)
 
     @property
+    def command_limits(self) -> MotionLimits:
+        """
+        Return the limits the commands keep (the generator's).
+
+        The chain's limits with the settings' ``velocity_scale`` and ``acceleration_scale``.
+        """
+        return self.stepper.generator(self.settings).limits
+
+    @property
     def collision(self) -> Optional[CollisionGuard]:
         """Return the collision checks in use (None: joint limits only)."""
         return self.stepper.guard

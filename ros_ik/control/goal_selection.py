@@ -73,7 +73,7 @@ class GoalSelection:
         self.servo = ServoGoals(arm, stepper, options, recovery)
         self.solve = SolveGoals(arm, stepper)
         self.jog = JogGoals(arm, stepper, options)
-        self.path = PathGoals(arm, limits, stepper, self.solve)
+        self.path = PathGoals(arm, stepper, self.solve)
 
     def choose(self, q_measured: np.ndarray, age: float, now: float, dt: float,
                settings: Settings, notices: List[Notice],

@@ -50,7 +50,6 @@ from ros_ik.control.solve_goals import SolveGoals
 from ros_ik.paths.path_geometry import CartesianPath
 from ros_ik.paths.path_timing import Caps
 from ros_ik.paths.stretch_planner import deviation, PathTask
-from ros_ik.trajectory.motion_limits import MotionLimits
 from ros_ik.trajectory.online_generator import MotionState
 
 RUNNING, SUCCEEDED, ABORTED, CANCELED = 'running', 'succeeded', 'aborted', 'canceled'
@@ -85,10 +84,9 @@ class PathOutcome:
 class PathGoals:
     """The path stage of the cycle (see the module docstring)."""
 
-    def __init__(self, arm: ControlledArm, limits: MotionLimits, stepper: MotionStepper,
-                 solve: SolveGoals) -> None:
-        """Keep the arm, its limits, the motion step (collision checks) and solve mode."""
-        self.arm, self.limits, self.stepper, self.solve = arm, limits, stepper, solve
+    def __init__(self, arm: ControlledArm, stepper: MotionStepper, solve: SolveGoals) -> None:
+        """Keep the arm, the motion step (its generator's limits, collision checks), solve."""
+        self.arm, self.stepper, self.solve = arm, stepper, solve
         self.input: Optional[PathInput] = None
         self.follower: Optional[PathFollower] = None
         self.outcome: Optional[PathOutcome] = None
@@ -305,8 +303,7 @@ class PathGoals:
             angular = min(angular, options.angular_speed)
         guard = self.stepper.guard
         return PathTask(self.arm.kinematics, self.arm.solver,
-                        self.limits.scaled(settings.velocity_scale,
-                                           settings.acceleration_scale),
+                        self.stepper.generator(settings).limits,
                         self.arm.task_mask(False), settings.orientation_weight,
                         settings.path_position_tolerance, settings.path_orientation_tolerance,
                         Caps(linear, angular), guard.checker if guard is not None else None)

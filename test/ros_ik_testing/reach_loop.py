@@ -198,7 +198,7 @@ def reach(controller: IkController, q_start: np.ndarray, T_base_target: np.ndarr
                   and errors[1] <= settings.orientation_tolerance)
         reached_at = (elapsed if not np.isfinite(reached_at) else reached_at) if within else np.inf
         elapsed += period
-    limits = controller.limits.scaled(settings.velocity_scale, settings.acceleration_scale)
+    limits = controller.command_limits
     peaks = stream_peaks(np.array(times), np.array(positions), limits.lower, limits.upper)
     ratios = peaks.ratios(limits.velocity, limits.acceleration, limits.jerk)
     return ReachRun(bool(np.isfinite(reached_at)), float(reached_at), errors[0], errors[1],

@@ -84,8 +84,7 @@ def tip_error(controller: IkController, q: np.ndarray, T_base_target: np.ndarray
 def assert_commands_within_limits(controller: IkController, commands: List[Command],
                                   q_start: np.ndarray) -> None:
     """Check the stream (from the start, at rest) within every limit, from its stamps."""
-    limits = controller.limits.scaled(controller.settings.velocity_scale,
-                                      controller.settings.acceleration_scale)
+    limits = controller.command_limits
     period = 1.0 / controller.settings.update_rate
     times = [commands[0].time - 2 * period, commands[0].time - period]
     times += [command.time for command in commands]
@@ -358,8 +357,7 @@ def test_a_joint_measured_past_its_limit_is_brought_inside_smoothly():
     assert commands[0].q[2] > chain.upper[2]  # no jump: the first command is where it is
     inside = [chain.within_limits(command.q) for command in commands]
     assert inside[-1] and all(inside[inside.index(True):])  # once inside, it stays
-    limits = controller.limits.scaled(controller.settings.velocity_scale,
-                                      controller.settings.acceleration_scale)
+    limits = controller.command_limits
     times = [command.time for command in commands]
     peaks = stream_peaks(np.array(times), np.array([c.q for c in commands]), limits.lower,
                          limits.upper + np.array([0, 0, 0.003, 0, 0, 0]))

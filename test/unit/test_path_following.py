@@ -214,8 +214,7 @@ def test_a_stall_on_a_position_stream_resumes_along_the_path():
     q, more = run_loop(controller, q, 3.0, start=0.71)  # nothing ran from 0.51 to 0.71
     commands += more
     assert controller.path_outcome().status == SUCCEEDED
-    limits = controller.limits.scaled(controller.settings.velocity_scale,
-                                      controller.settings.acceleration_scale)
+    limits = controller.command_limits
     peaks, stalls = stream_peaks_from_rest(
         np.array([c.time for c in commands]), np.array([c.q for c in commands]), UR5_HOME,
         0.01, 0.05, limits.lower, limits.upper)
