@@ -28,7 +28,10 @@ singular configuration, fallbacks from a joint limit or local minimum), the medi
 largest time to reach, solve mode's median from home, their ratio, and the stream's peak
 velocity, acceleration or jerk over its limit from the command stamps (1: at the limit).
 
-Run: ``.venv/bin/python bench/bench_servo_reach.py [--targets N] [--write-docs]``.
+Run: ``.venv/bin/python bench/bench_servo_reach.py [--targets N] [--arms A,B]
+[--max-linear-speed M] [--write-docs]`` (``--arms``: labels as printed, e.g.
+``planar_2link,erd ur5``; ``--max-linear-speed``: the servo's tool speed cap in m/s instead
+of the parameter's default, which binds on an arm as long as the planar one).
 """
 
 import argparse
@@ -49,21 +52,22 @@ from ros_ik_testing.reach_loop import (bundled_controller, example_controller,  
                                        SINGULAR_STARTS)
 
 TARGETS = 50
-SECONDS = 30.0  # s of simulated time per target
+SECONDS = 60.0  # s of simulated time per target
 SEED = 7
 
 
-def arms() -> List[Tuple[str, Callable[..., Optional[IkController]], Dict[str, tuple]]]:
-    """Return (label, controller factory, starts by name) of every arm measured."""
+def arms(settings: Dict[str, float]
+         ) -> List[Tuple[str, Callable[..., Optional[IkController]], Dict[str, tuple]]]:
+    """Return (label, controller factory, starts by name) of every arm, with ``settings``."""
     measured = []
     for name, arm in BUNDLED_ARMS.items():
         starts = {'home': arm.home, **SINGULAR_STARTS[name]}
-        measured.append((name, lambda mode, name=name: bundled_controller(name, mode=mode),
-                         starts))
+        measured.append((name, lambda mode, name=name: bundled_controller(
+            name, mode=mode, **settings), starts))
     for name, home in EXAMPLE_HOMES.items():
         starts = {'home': home, **EXAMPLE_SINGULAR_STARTS[name]}
         measured.append((f'erd {name}', lambda mode, name=name: example_controller(
-            name, mode=mode), starts))
+            name, mode=mode, **settings), starts))
     return measured
 
 
@@ -90,11 +94,21 @@ def main() -> None:
     """Print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument('--targets', type=int, default=TARGETS)
-    count = parser.parse_known_args()[0].targets
-    print(f'{count} random reachable targets per arm, {SECONDS:g} s each, 100 Hz, seed {SEED}')
+    parser.add_argument('--arms', default='', help='comma-separated labels (default: all)')
+    parser.add_argument('--max-linear-speed', type=float, default=None,
+                        help="the servo's tool speed cap [m/s] (default: the parameter's)")
+    arguments = parser.parse_known_args()[0]
+    count = arguments.targets
+    settings = ({} if arguments.max_linear_speed is None
+                else {'max_linear_speed': arguments.max_linear_speed})
+    chosen = [label for label in arguments.arms.split(',') if label]
+    print(f'{count} random reachable targets per arm, {SECONDS:g} s each, 100 Hz, seed {SEED}'
+          + ''.join(f', {key} {value:g}' for key, value in settings.items()))
     print(f'{"arm":<13}{"start":<30}{"sigma":>9}{"reached":>9}{"esc":>5}{"fall":>5}'
           f'{"median s":>10}{"max s":>8}{"solve s":>9}{"ratio":>7}{"peak":>7}')
-    for label, make, starts in arms():
+    for label, make, starts in arms(settings):
+        if chosen and label not in chosen:
+            continue
         probe = make('servo')
         if probe is None:
             print(f'{label:<13}example-robot-data is not installed')

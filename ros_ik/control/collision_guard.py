@@ -161,6 +161,16 @@ class CollisionGuard:
                     and np.linalg.norm(damped) < BLOCKED_FRACTION * np.linalg.norm(qdot))
         return damped * speed_scale(damped, velocity_limits), closest if stopping else None
 
+    def may_slow(self, q: np.ndarray, settings: Settings) -> bool:
+        """
+        Return whether the velocity damper may act at ``q``: a pair within its slow-down distance.
+
+        From the checker's lower bounds of the clearances (proxies and coal's last measures,
+        :meth:`CollisionChecker.clearance_bounds`): False proves every pair farther.
+        """
+        within = _slowdown_distance(settings)
+        return bool(np.min(self.checker.clearance_bounds(q, within), initial=np.inf) < within)
+
     def prepare_damper(self, q: np.ndarray, settings: Settings) -> None:
         """
         Measure every pair within the slow-down distance at ``q``: an arm at rest.

@@ -112,6 +112,10 @@ class MotionStepper:
             return qdot, None
         return self.guard.damped_velocity(q, qdot, J_task, damping, velocity_limits, settings)
 
+    def near_obstacle(self, q: np.ndarray, settings: Settings) -> bool:
+        """Return whether the velocity damper may slow the arm at ``q`` (False: no checks)."""
+        return self.guard is not None and self.guard.may_slow(q, settings)
+
     def advance(self, state: MotionState, goal: Goal, dt: float, settings: Settings,
                 notices: List[Notice]) -> MotionStep:
         """Return the step ``dt`` s from ``state`` toward ``goal`` (module docstring)."""

@@ -86,7 +86,9 @@ class ReachRun:
     stream's largest velocity, acceleration or jerk over its limit (1: at the limit);
     ``beyond_bounds``: the farthest a command lies outside the position limits (rad or m);
     ``messages``: every status message seen, in order, without repeats; ``recoveries``:
-    the servo's recoveries in order ('escape', 'fallback').
+    the servo's recoveries in order ('escape', 'fallback'); ``tool_speeds``: the tool's
+    largest linear (m/s) and angular (rad/s) speed between consecutive commands (FK of the
+    commanded joints over their stamps).
     """
 
     reached: bool
@@ -97,6 +99,7 @@ class ReachRun:
     beyond_bounds: float
     messages: Tuple[str, ...]
     recoveries: Tuple[str, ...]
+    tool_speeds: Tuple[float, float]
 
 
 def bundled_controller(arm_name: str, **settings: object) -> IkController:
@@ -203,4 +206,21 @@ def reach(controller: IkController, q_start: np.ndarray, T_base_target: np.ndarr
     ratios = peaks.ratios(limits.velocity, limits.acceleration, limits.jerk)
     return ReachRun(bool(np.isfinite(reached_at)), float(reached_at), errors[0], errors[1],
                     float(np.max(ratios)), float(np.max(peaks.beyond_bounds)), tuple(messages),
-                    tuple(recoveries))
+                    tuple(recoveries), tool_speeds(controller, np.array(times),
+                                                   np.array(positions)))
+
+
+def tool_speeds(controller: IkController, times: np.ndarray,
+                positions: np.ndarray) -> Tuple[float, float]:
+    """
+    Return the tool's largest linear (m/s) and angular (rad/s) speed along the commands.
+
+    ``|p_i - p_(i-1)| / (t_i - t_(i-1))`` and ``|log(R_i R_(i-1)^T)| / (t_i - t_(i-1))`` over
+    consecutive commands (times (k,) s, joints (k, n)), in the base frame.
+    """
+    kinematics = controller.arm.kinematics
+    poses = np.array([kinematics.tip_pose(q) for q in positions])
+    e_p, e_o = pose_error(poses[1:], poses[:-1])
+    steps = np.diff(times)
+    return (float(np.max(np.linalg.norm(e_p, axis=-1) / steps, initial=0.0)),
+            float(np.max(np.linalg.norm(e_o, axis=-1) / steps, initial=0.0)))
