@@ -103,6 +103,18 @@ class Outcome:
     contacts: int = 0  # physics: contact events during the segment
 
 
+def setpoint_times(after: float, until: float, period: float) -> np.ndarray:
+    """
+    Return the times (s) at which the emulated controller runs from ``after`` to ``until``.
+
+    Every ``period`` s after ``after``, then ``until`` itself; no two closer than half a
+    period: the grid stops that short of ``until`` (a grid point a rounding error before it
+    made two setpoints 1e-12 s apart, whose quotient read as a tool speed of 1 m/s during
+    the demo's square).
+    """
+    return np.append(np.arange(after + period, until - 0.5 * period, period), until)
+
+
 class DemoDriver:
     """The demo's rclpy side: publishes targets, records joint states and diagnostics."""
 
@@ -181,8 +193,7 @@ class DemoDriver:
         """
         if until <= self._executed_until:
             return
-        times = np.append(np.arange(self._executed_until + SETPOINT_PERIOD, until,
-                                    SETPOINT_PERIOD), until)
+        times = setpoint_times(self._executed_until, until, SETPOINT_PERIOD)
         limits = self.arm.limits
         for at in times:
             setpoint = self.controller.update(float(at))

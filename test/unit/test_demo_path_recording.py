@@ -15,6 +15,7 @@
 """Tests of the demo's path recording: the approach to the first corner is not the path."""
 
 import numpy as np
+from ros_ik.demo.driver import setpoint_times
 from ros_ik.demo.path_runner import PathRecording
 
 CORNERS = np.array([[0.0, 0.0, 0.0], [0.1, 0.0, 0.0], [0.1, 0.1, 0.0]])
@@ -47,3 +48,15 @@ def test_a_path_from_the_first_corner_has_no_approach_and_one_that_never_gets_th
     assert recording(away).approach_count() == len(away)
     assert len(recording(away).speeds()) == 0
     assert PathRecording(corners=CORNERS).approach_count() == 0
+
+
+def test_the_emulated_controller_runs_on_a_grid_without_near_duplicate_times():
+    """Check the setpoint times: a period apart, ending at ``until``, none closer than half."""
+    period = 0.002
+    for after, until in [(0.0, 0.01), (1.0, 1.0 + 5 * period), (3.3, 3.3 + 0.0031),
+                         (12345.678, 12345.678 + 0.0007), (0.1, 0.1 + 17 * 0.002)]:
+        times = setpoint_times(after, until, period)
+        assert times[-1] == until
+        steps = np.diff(np.concatenate([[after], times]))
+        assert np.all(steps >= 0.5 * period - 1e-12) or len(times) == 1, steps
+        assert np.all(steps <= 1.5 * period + 1e-12), steps
