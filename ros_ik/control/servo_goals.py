@@ -18,24 +18,17 @@ Servo mode's goal: one damped differential step toward the target per cycle.
 At the commanded joints ``q`` (rad or m) the servo step
 (:mod:`ros_ik.kinematics.servo_step`) gives the joint velocity ``qdot`` toward
 ``T_base_target``; the velocity damper (:meth:`MotionStepper.damped_velocity`) slows it
-near obstacles. The goal is ``q + qdot h`` with the speed fraction ``max_j |qdot_j| /
-vmax_j``: the generator moves toward the goal at the servo's speed. ``h = 1 / gain`` (s)
-would make it a P-law, ``e(t) = e0 exp(-gain t)``, braking all the way toward a goal that
-moves on with the arm; instead, where no pair is within the velocity damper's slow-down
-distance,
-
-* while the tool's twist is at its speed caps in every part, the goal lies far enough
-  ahead for the joints to cruise, never past the target (:mod:`ros_ik.control.servo_horizon`);
-* once it is inside them (the goal is then the linearised solution ``q + J^+ e``), the
-  speed fraction is lifted to what the caps allow, so the
-  generator ends the motion at rest on the solution in finite time, as solve mode's does,
-  instead of in an exponential tail (about 1 s from 2 cm to 0.1 mm at gain 5; now the
-  jerk-limited motion's 0.2-0.3 s), and follows a moving target closer than the P-law's
-  lag ``speed / gain``.
-
-Within it the P-law stays: the damper's approach speeds are chosen for commands that
-follow ``qdot`` without overshoot (a servo cruising into the slow-down zone went deeper
-and stalled where every motion out was blocked: the demo's SO-101 stretch).
+near obstacles. The goal is ``q + qdot / gain`` with the speed fraction ``max_j |qdot_j| /
+vmax_j``: the generator moves toward the goal at the servo's speed. Inside the tool's speed
+caps the twist is ``gain e`` and the goal the linearised solution ``q + J^+ e``; held to
+the speed of ``qdot`` the generator would close the error as ``exp(-gain t)``, a tail of
+about 1 s from 2 cm to 0.1 mm at gain 5. There the speed fraction is lifted to what the
+caps allow (:func:`tool_cap_factor`), so the generator ends the motion at rest on the
+solution in finite time, as solve mode's does (0.2-0.3 s for 2 cm), and follows a moving
+target closer than the P-law's lag ``speed / gain``; not where a pair is within the
+velocity damper's slow-down distance, whose approach speeds are chosen for commands that
+follow ``qdot`` (a servo approaching faster there went deeper and stalled where every
+motion out was blocked: the demo's SO-101 stretch).
 
 It is computed at most every ``SERVO_PERIOD`` s of command time while the joints
 move (at once for a new target, mask, settings or collision model) and held in between, as
@@ -66,10 +59,9 @@ from ros_ik.control.inputs import Target
 from ros_ik.control.last_result import LastResult
 from ros_ik.control.motion_step import MotionStepper
 from ros_ik.control.parameters import Settings
-from ros_ik.control.servo_horizon import goal_horizon, lookahead_time, tool_cap_factor
 from ros_ik.control.servo_recovery import (moving_on, ProgressWatch, ServoRecovery,
                                            stuck_reason)
-from ros_ik.kinematics.servo_step import ServoStep
+from ros_ik.kinematics.servo_step import ServoOptions, ServoStep
 from ros_ik.trajectory.online_generator import MotionState
 
 STALL_SPEED = 1e-4  # rad/s: below this the servo counts as stopped
@@ -86,8 +78,8 @@ class ServoMotion:
     """
     A servo step and what follows from it until the next one.
 
-    ``goal``: the joints ``q_from + qdot h`` (rad or m) with ``qdot`` the step's velocity
-    through the damper, and its speed fraction (module docstring); ``realized``: the
+    ``goal``: the joints ``q_from + qdot / gain`` (rad or m) with ``qdot`` the step's
+    velocity through the damper, and its speed fraction (module docstring); ``realized``: the
     fraction of the step's twist ``qdot`` realizes (:meth:`ServoStep.realized_fraction`);
     ``stopping_contact``: what the damper stops for; ``reach_reason``: why the target is
     provably out of reach ('' if not).
@@ -99,6 +91,25 @@ class ServoMotion:
     stopping_contact: Optional[Contact]
     reach_reason: str
     q_from: np.ndarray
+
+
+def tool_cap_factor(step: ServoStep, options: ServoOptions) -> float:
+    """
+    Return how much faster than the P-law the tool may approach the step's goal (>= 1).
+
+    Inside the tool's speed caps the step's twist is ``K e`` (``K = gain``, 1/s), and its
+    goal ``q + qdot / K`` the linearised solution ``q + J^+ e``. Held to the speed of
+    ``qdot`` the generator would close the error as ``exp(-K t)``: a tail of ``ln(e0 /
+    tolerance) / K`` s (about 1 s at gain 5 from 2 cm to 0.1 mm). The tool may move toward
+    that goal at up to its caps, ``min(v_max / (K |e_p|), w_max / (K |e_o|))`` times faster
+    (m/s over m/s, rad/s over rad/s), so the generator, which brakes to rest at the goal
+    under the acceleration and jerk limits, ends the motion in finite time; 1 where a part
+    of the twist is capped already (far from the target, the tool speed is the cap's).
+    """
+    caps = ((options.max_linear_speed, step.position_error),
+            (options.max_angular_speed, step.orientation_error))
+    factors = [cap / (options.gain * error) for cap, error in caps if error > 0.0]
+    return max(1.0, min(factors, default=1.0))
 
 
 class ServoGoals:
@@ -255,7 +266,7 @@ class ServoGoals:
         Depends only on the joints, the target, the mask, the settings and the collision
         model: the same ``q`` bit for bit reuses the last one; while the joints move it is
         held for ``SERVO_PERIOD`` s of command time with the joints it is from, so the goal
-        ``q_from + qdot h`` stays where it was (the generator and the step check still
+        ``q_from + qdot / gain`` stays where it was (the generator and the step check still
         run every cycle); another target, mask, settings or collision model computes it at
         once.
         """
@@ -277,12 +288,9 @@ class ServoGoals:
             q, step.velocity, step.task_jacobian, step.damping, options.velocity_limits,
             settings)
         speed_fraction = float(np.max(np.abs(velocity) / options.velocity_limits, initial=0.0))
-        goal = q + velocity / settings.gain
         if not self.stepper.near_obstacle(q, settings):  # the damper's rows bind nowhere
             speed_fraction = min(1.0, speed_fraction * tool_cap_factor(step, options))
-            lookahead = lookahead_time(self.stepper.generator(settings).limits, speed_fraction)
-            goal = q + velocity * goal_horizon(step, options, lookahead)
-        return ServoMotion(step, Goal(goal, speed_fraction),
+        return ServoMotion(step, Goal(q + velocity / settings.gain, speed_fraction),
                            step.realized_fraction(velocity), stopping,
                            self.arm.solver.out_of_reach_reason(target.T_base_target,
                                                                step.position_error),

@@ -13,25 +13,22 @@
 # limitations under the License.
 
 """
-How far ahead the servo's goal lies and how fast the generator may move toward it.
+How fast the servo closes the last of its error: up to the tool's speed caps, not a P-law.
 
-The three rules of :mod:`ros_ik.control.servo_horizon` against closed forms, then the
-ROS-free controller in servo mode in a deterministic closed loop
-(:mod:`ros_ik_testing.reach_loop`): a near target is reached about as fast as the
-jerk-limited minimum-time motion to its IK solution (no exponential tail), with the tool
-within its speed caps and the stream within its limits; a slow arm cruises toward a far
-one; a moving one is followed closer than a P-law's lag.
+:func:`ros_ik.control.servo_goals.tool_cap_factor` against closed forms, then the ROS-free
+controller in servo mode in a deterministic closed loop (:mod:`ros_ik_testing.reach_loop`):
+a near target is reached about as fast as the jerk-limited minimum-time motion to its IK
+solution (no exponential tail), with the tool within its speed caps and the stream within
+its limits; a moving one is followed closer than a P-law's lag.
 """
 
 import numpy as np
 import pytest
-from ros_ik.control import servo_goals
-from ros_ik.control.servo_horizon import goal_horizon, lookahead_time, tool_cap_factor
+from ros_ik.control.servo_goals import tool_cap_factor
 from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS
 from ros_ik.kinematics.servo_step import ServoOptions, ServoStep
-from ros_ik.trajectory.motion_limits import MotionLimits
-from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator
-from ros_ik_testing.reach_loop import bundled_controller, reach, ReachRun
+from ros_ik.trajectory.online_generator import MotionState
+from ros_ik_testing.reach_loop import bundled_controller, reach
 
 OPTIONS = ServoOptions(gain=5.0, max_linear_speed=0.5, max_angular_speed=1.5)
 
@@ -54,33 +51,6 @@ def test_the_tool_cap_factor_lifts_the_p_law_to_the_tighter_cap():
     assert tool_cap_factor(step_with_errors(0.0, 0.0), OPTIONS) == 1.0
 
 
-def test_the_goal_horizon_is_the_p_laws_inside_the_caps_and_never_past_a_capped_error():
-    period = 1.0 / OPTIONS.gain
-    assert goal_horizon(step_with_errors(0.05, 0.1), OPTIONS, 0.5) == pytest.approx(period)
-    # every part at its cap: position 0.3 m at 0.5 m/s takes 0.6 s, orientation 1 rad at
-    # 1.5 rad/s 0.67 s; the lookahead asks for 0.4 s, then for 10 s (the shorter time binds)
-    assert goal_horizon(step_with_errors(0.3, 1.0), OPTIONS, 0.4) == pytest.approx(0.4)
-    assert goal_horizon(step_with_errors(0.3, 1.0), OPTIONS, 10.0) == pytest.approx(0.6)
-    assert goal_horizon(step_with_errors(0.3, 0.0), OPTIONS, 10.0) == pytest.approx(0.6)
-    # shrinking continuously to 1 / K as the first part comes inside its cap
-    assert goal_horizon(step_with_errors(0.11, 3.0), OPTIONS, 10.0) == pytest.approx(0.22)
-    assert goal_horizon(step_with_errors(0.1, 3.0), OPTIONS, 10.0) == pytest.approx(period)
-    assert goal_horizon(step_with_errors(0.05, 3.0), OPTIONS, 10.0) == pytest.approx(period)
-    # a short lookahead never shortens the goal below the P-law's
-    assert goal_horizon(step_with_errors(0.3, 0.1), OPTIONS, 0.01) == pytest.approx(period)
-
-
-def test_the_lookahead_is_twice_the_slowest_joints_braking_distance_over_its_speed():
-    limits = MotionLimits(lower=-np.ones(2), upper=np.ones(2), velocity=np.array([2.0, 1.0]),
-                          acceleration=np.array([4.0, 1.0]), jerk=np.array([40.0, 10.0]))
-    # joint 2: v = 0.5 rad/s brakes in v / a + a / j = 0.5 + 0.1 s
-    assert lookahead_time(limits, 0.5) == pytest.approx(0.6)
-    generator = OnlineGenerator(limits)
-    state = MotionState(np.zeros(2), np.array([0.0, 0.5]), np.zeros(2))
-    stop = generator.stopping_positions(state)[1]  # rad, braking as hard as allowed
-    assert stop <= 0.5 * 0.5 * lookahead_time(limits, 0.5) + 1e-12
-
-
 @pytest.mark.parametrize('arm_name', ['ur5', 'panda'])
 @pytest.mark.parametrize('seed', [0, 1, 2])
 def test_a_near_target_is_reached_about_as_fast_as_the_jerk_limited_motion_to_it(
@@ -101,25 +71,6 @@ def test_a_near_target_is_reached_about_as_fast_as_the_jerk_limited_motion_to_it
     assert linear <= 1.02 * settings.max_linear_speed, linear
     assert angular <= 1.02 * settings.max_angular_speed, angular
     assert run.peak_ratio <= 1.0 + 1e-6 and run.beyond_bounds <= 1e-12
-
-
-def test_a_slow_arm_cruises_toward_a_far_target_instead_of_braking_all_the_way(monkeypatch):
-    # UR5 at acceleration_scale 0.2 (1 rad/s^2), the base turned 1.5 rad: a goal 1 / K =
-    # 0.2 s ahead holds the joints to about v <= 2 a / K (0.4 rad/s of 1.57).
-    home = np.array(BUNDLED_ARMS['ur5'].home)
-    q_target = home + np.array([1.5, 0.0, 0.0, 0.0, 0.0, 0.0])
-
-    def servo_run() -> ReachRun:
-        controller = bundled_controller('ur5', mode='servo', acceleration_scale=0.2)
-        return reach(controller, home, controller.arm.kinematics.tip_pose(q_target), 20.0)
-
-    ahead = servo_run()
-    monkeypatch.setattr(servo_goals, 'lookahead_time', lambda *_: 0.0)  # 1 / K ahead
-    braking = servo_run()
-    for run in (ahead, braking):
-        assert run.reached and not run.recoveries, run.messages
-        assert run.peak_ratio <= 1.0 + 1e-6 and run.beyond_bounds <= 1e-12
-    assert ahead.seconds < 0.95 * braking.seconds, (ahead.seconds, braking.seconds)
 
 
 def test_a_moving_target_is_followed_closer_than_the_p_laws_lag():
