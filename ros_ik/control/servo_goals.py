@@ -20,15 +20,17 @@ At the commanded joints ``q`` (rad or m) the servo step
 ``T_base_target``; the velocity damper (:meth:`MotionStepper.damped_velocity`) slows it
 near obstacles. The goal is ``q + qdot / gain`` with the speed fraction ``max_j |qdot_j| /
 vmax_j``: the generator moves toward the goal at the servo's speed. Inside the tool's speed
-caps the twist is ``gain e`` and the goal the linearised solution ``q + J^+ e``; held to
-the speed of ``qdot`` the generator would close the error as ``exp(-gain t)``, a tail of
-about 1 s from 2 cm to 0.1 mm at gain 5. There the speed fraction is lifted to what the
-caps allow (:func:`tool_cap_factor`), so the generator ends the motion at rest on the
-solution in finite time, as solve mode's does (0.2-0.3 s for 2 cm), and follows a moving
-target closer than the P-law's lag ``speed / gain``; not where a pair is within the
-velocity damper's slow-down distance, whose approach speeds are chosen for commands that
-follow ``qdot`` (a servo approaching faster there went deeper and stalled where every
-motion out was blocked: the demo's SO-101 stretch).
+caps, with the step undamped (``sigma_min`` at or above the damping threshold), the twist
+is ``gain e`` and the goal the linearised solution ``q + J^+ e``; held to the speed of
+``qdot`` the generator would close the error as ``exp(-gain t)``, a tail of about 1 s from
+2 cm to 0.1 mm at gain 5. There the speed fraction is lifted to what the caps allow
+(:func:`tool_cap_factor`; the null-space motion not with it: :func:`null_motion_kept`), so
+the generator ends the motion at rest on the solution in finite time, as solve mode's does
+(0.2-0.3 s for 2 cm), and follows a moving target closer than the P-law's lag
+``speed / gain``. Not where a pair is within the velocity damper's slow-down distance,
+whose approach speeds are chosen for commands that follow ``qdot`` (a servo approaching
+faster there went deeper and stalled where every motion out was blocked: the demo's SO-101
+stretch).
 
 It is computed at most every ``SERVO_PERIOD`` s of command time while the joints
 move (at once for a new target, mask, settings or collision model) and held in between, as
@@ -110,6 +112,23 @@ def tool_cap_factor(step: ServoStep, options: ServoOptions) -> float:
             (options.max_angular_speed, step.orientation_error))
     factors = [cap / (options.gain * error) for cap, error in caps if error > 0.0]
     return max(1.0, min(factors, default=1.0))
+
+
+def null_motion_kept(velocity: np.ndarray, J_task: np.ndarray, factor: float) -> np.ndarray:
+    """
+    Return the goal's velocity (n,) for a generator ``factor`` times faster than ``velocity``.
+
+    ``velocity = qdot_t + qdot_0`` with ``qdot_t = J^+ J qdot`` the part that moves the tool
+    (``J_task`` (m, n), full row rank) and ``qdot_0`` the null-space part (on a redundant
+    arm, the motion away from joint limits, which leaves the tool still). Returns
+    ``qdot_t + qdot_0 / factor``: followed up to ``factor`` times faster, the tool closes
+    its error that much faster while the null-space motion goes no faster than it did
+    (lifted with the rest, it ran a Panda's joints at full speed in the null space, whose
+    tool stillness is first-order only: the tool drifted off by a millimetre for seconds).
+    Once the tool has arrived the null-space motion ends with it: the arm settles.
+    """
+    tool_part = np.linalg.pinv(J_task) @ (J_task @ velocity)
+    return tool_part + (velocity - tool_part) / factor
 
 
 class ServoGoals:
@@ -287,10 +306,14 @@ class ServoGoals:
         velocity, stopping = self.stepper.damped_velocity(
             q, step.velocity, step.task_jacobian, step.damping, options.velocity_limits,
             settings)
-        speed_fraction = float(np.max(np.abs(velocity) / options.velocity_limits, initial=0.0))
-        if not self.stepper.near_obstacle(q, settings):  # the damper's rows bind nowhere
-            speed_fraction = min(1.0, speed_fraction * tool_cap_factor(step, options))
-        return ServoMotion(step, Goal(q + velocity / settings.gain, speed_fraction),
+        factor = (tool_cap_factor(step, options)
+                  if (step.sigma_min >= options.damping.singular_value_threshold  # undamped
+                      and not self.stepper.near_obstacle(q, settings))  # no damper row
+                  else 1.0)
+        toward = (null_motion_kept(velocity, step.task_jacobian, factor) if factor > 1.0
+                  else velocity)
+        speed = float(np.max(np.abs(toward) / options.velocity_limits, initial=0.0))
+        return ServoMotion(step, Goal(q + toward / settings.gain, min(1.0, factor * speed)),
                            step.realized_fraction(velocity), stopping,
                            self.arm.solver.out_of_reach_reason(target.T_base_target,
                                                                step.position_error),

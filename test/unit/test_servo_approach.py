@@ -24,7 +24,7 @@ its limits; a moving one is followed closer than a P-law's lag.
 
 import numpy as np
 import pytest
-from ros_ik.control.servo_goals import tool_cap_factor
+from ros_ik.control.servo_goals import null_motion_kept, tool_cap_factor
 from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS
 from ros_ik.kinematics.servo_step import ServoOptions, ServoStep
 from ros_ik.trajectory.online_generator import MotionState
@@ -49,6 +49,23 @@ def test_the_tool_cap_factor_lifts_the_p_law_to_the_tighter_cap():
     # a part at its cap already: the twist is the cap's, nothing to lift
     assert tool_cap_factor(step_with_errors(0.2, 0.05), OPTIONS) == 1.0
     assert tool_cap_factor(step_with_errors(0.0, 0.0), OPTIONS) == 1.0
+
+
+@pytest.mark.parametrize('seed', range(5))
+def test_the_lift_leaves_the_null_space_motion_at_its_own_rate(seed: int):
+    """Check ``qdot_t + qdot_0 / factor`` against a projector built from the SVD of J."""
+    rng = np.random.default_rng(seed)
+    J = rng.normal(size=(6, 7))
+    velocity = rng.normal(size=7)
+    _, _, Vt = np.linalg.svd(J)
+    null = Vt[6:].T @ (Vt[6:] @ velocity)  # the part J maps to zero
+    kept = null_motion_kept(velocity, J, 4.0)
+    np.testing.assert_allclose(J @ kept, J @ velocity, atol=1e-12)  # the tool's twist
+    np.testing.assert_allclose(kept, (velocity - null) + null / 4.0, atol=1e-12)
+    # a full-rank square Jacobian has no null space: nothing to keep apart
+    square = rng.normal(size=(6, 6))
+    np.testing.assert_allclose(null_motion_kept(velocity[:6], square, 4.0), velocity[:6],
+                               atol=1e-10)
 
 
 @pytest.mark.parametrize('arm_name', ['ur5', 'panda'])
