@@ -307,9 +307,10 @@ class ServoGoals:
             q, step.velocity, step.task_jacobian, step.damping, options.velocity_limits,
             settings)
         factor = (tool_cap_factor(step, options)
-                  if (step.sigma_min >= options.damping.singular_value_threshold  # undamped
-                      and not self.stepper.near_obstacle(q, settings))  # no damper row
+                  if step.sigma_min >= options.damping.singular_value_threshold  # undamped
                   else 1.0)
+        if factor > 1.0 and self.stepper.near_obstacle(q, settings):  # a damper row may bind
+            factor = 1.0
         toward = (null_motion_kept(velocity, step.task_jacobian, factor) if factor > 1.0
                   else velocity)
         speed = float(np.max(np.abs(toward) / options.velocity_limits, initial=0.0))
