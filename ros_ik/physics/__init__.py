@@ -19,5 +19,7 @@ Physics: the arm as a dynamic system in MuJoCo (no ROS).
 :mod:`servo_gains` gives each joint's position-loop gains, :mod:`mujoco_arm` builds the
 MuJoCo model (bodies, joints with their limits, actuators with the URDF's effort limits,
 collision shapes, the scene) and :mod:`arm_simulation` steps it toward a reference and
-reports what a physical arm reports: tracking error, torque saturation and contacts.
+reports what a physical arm reports: tracking error, torque saturation and contacts;
+:mod:`drive_monitor` keeps their peaks, and :mod:`wall_clock_steps` counts the steps a
+loop takes in wall-clock time and the time they reach.
 """

@@ -68,6 +68,7 @@ from ros_ik.physics.mujoco_arm import (ArmModel, build_arm_model, joint_drives,
                                        joint_inertia, PhysicsOptions)
 from ros_ik.physics.servo_gains import (derived_gains, gains_with_file, GainsError,
                                         parse_gains, ServoGains)
+from ros_ik.physics.wall_clock_steps import WallClockSteps
 from ros_ik.sim.commanded_arm import CommandedArm
 from std_msgs.msg import String
 
@@ -143,11 +144,11 @@ class PhysicsArm(CommandedArm):
         gains = self._gains(arm)
         self._simulation = ArmSimulation(arm, gains, self._drives.effort, self.q)
         self._monitor = DriveMonitor(self.chain.n_joints)
-        self._started = time.monotonic()
-        self._simulated = 0.0  # s of wall-clock time covered by simulation
+        self._wall_steps = WallClockSteps(self._options.timestep, MAX_CATCH_UP,
+                                          time.monotonic())
         # (q, v) of the reference where the simulation stands (None: not stepped yet)
         self._reference: Optional[Tuple[np.ndarray, np.ndarray]] = None
-        self._report_started = (self._started, 0.0)
+        self._report_started = (self._wall_steps.started, 0.0)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics',
                                                   DIAGNOSTICS_QOS)
         self.create_subscription(String, 'collision_scene', self._on_scene, SCENE_QOS)
@@ -212,35 +213,33 @@ class PhysicsArm(CommandedArm):
         """
         Step MuJoCo through the wall-clock time since the last loop along the reference.
 
-        The steps due cover the time since the last loop, which ends now: they follow the
-        reference from where the last loop left it to the reference now (the setpoint or
-        the extrapolated command), not the reference now extrapolated into the future (on
-        a starved process that lead was a tracking error of the speed times the delay).
-        After a skipped stall the arm is placed on the reference's start (the module
-        docstring); that start, and the first loop's, is the reference now extrapolated back.
+        The steps due (:class:`ros_ik.physics.wall_clock_steps.WallClockSteps`) end a
+        fraction of a step before now: they follow the reference from where the last loop
+        left it to the reference at the time they reach (the setpoint or the extrapolated
+        command), so that the curve between the two spans the time the reference moved in
+        (sampled at now, with the loop's period irregular on a loaded machine, the UR5's
+        drives saturated at half its speed limits), and not the reference extrapolated
+        into the future (on a starved process that lead was a tracking error of the speed
+        times the delay). After a skipped stall the arm is placed on the reference's start
+        (the module docstring); that start, and the first loop's, is the reference at the
+        steps' end extrapolated back.
         """
         now = self._now()
-        setpoint = self._trajectory_setpoint(now)
+        due = self._wall_steps.due(time.monotonic())
+        setpoint = self._trajectory_setpoint(now - due.lag)
         if setpoint is not None:
             end = (self._command, setpoint.velocity)
         else:
-            end = self._command_reference(now)
+            end = self._command_reference(now - due.lag)
         simulation = self._simulation
-        timestep = self._options.timestep
-        behind = time.monotonic() - self._started - self._simulated
-        steps = min(int(behind / timestep), int(MAX_CATCH_UP / timestep))
-        start = self._reference
-        if behind > MAX_CATCH_UP:  # a stall: skip the time the loop did not run
-            self._started += behind - steps * timestep
-            start = None
+        start = None if due.skipped else self._reference
         if start is None:
-            start = (end[0] - end[1] * (steps * timestep), end[1])
+            start = (end[0] - end[1] * (due.steps * self._wall_steps.timestep), end[1])
             if self._reference is not None:  # as if the drives had followed meanwhile
                 simulation.place(*start)
-        if steps > 0:
-            simulation.advance_between(start, end, steps)
+        if due.steps > 0:
+            simulation.advance_between(start, end, due.steps)
             self._reference = end
-        self._simulated += steps * timestep
         self.q, self.velocity = simulation.q, simulation.velocity
         self._measure(end[0])
         self._publish_state(simulation.effort)
@@ -275,8 +274,9 @@ class PhysicsArm(CommandedArm):
         peaks = self._monitor.take_window()
         wall = time.monotonic()
         started_wall, started_simulated = self._report_started
-        real_time = (self._simulated - started_simulated) / max(wall - started_wall, 1e-9)
-        self._report_started = (wall, self._simulated)
+        simulated = self._wall_steps.simulated
+        real_time = (simulated - started_simulated) / max(wall - started_wall, 1e-9)
+        self._report_started = (wall, simulated)
         saturated = [self.chain.joint_names[j] for j in self._monitor.saturated_joints(peaks)]
         if saturated:
             self._warn('saturated', 'drives at their effort limit: ' + ', '.join(saturated))
