@@ -26,9 +26,18 @@ reference's motion through 1 ms of simulation, nearly twice its speed).
 
 At most ``max_catch_up`` s are stepped at once: a longer stall (``b > max_catch_up``) is
 time the simulation skips (``t0`` moves on by the skipped part), reported as such.
+
+The reference's clock (ROS time, in which commands are stamped) and the wall clock are two
+readings; a process preempted between them (a CPU hog beside it) would sample the
+reference a preemption away from the steps' time. :func:`paired_reading` reads them
+within a tolerance of each other.
 """
 
 from dataclasses import dataclass
+from typing import Callable, Tuple
+
+PAIRING_TOLERANCE = 1e-4  # s: the wall clock's advance across one paired reading, at most
+PAIRING_TRIES = 5
 
 
 @dataclass(frozen=True)
@@ -60,3 +69,22 @@ class WallClockSteps:
             behind = steps * self.timestep
         self.simulated += steps * self.timestep
         return StepsDue(steps, max(behind - steps * self.timestep, 0.0), skipped)
+
+
+def paired_reading(read_other: Callable[[], float], read_wall: Callable[[], float],
+                   tolerance: float = PAIRING_TOLERANCE, tries: int = PAIRING_TRIES
+                   ) -> Tuple[float, float]:
+    """
+    Return ``(other, wall)``: another clock's reading and the wall clock's at that instant.
+
+    The wall clock is read before and after ``read_other``; a pair is taken once the two
+    wall readings are within ``tolerance`` s (the process was not preempted between them),
+    else after ``tries`` the last one. ``wall`` is the mean of the two wall readings.
+    """
+    for _ in range(tries):
+        before = read_wall()
+        other = read_other()
+        after = read_wall()
+        if after - before <= tolerance:
+            break
+    return other, 0.5 * (before + after)

@@ -68,7 +68,7 @@ from ros_ik.physics.mujoco_arm import (ArmModel, build_arm_model, joint_drives,
                                        joint_inertia, PhysicsOptions)
 from ros_ik.physics.servo_gains import (derived_gains, gains_with_file, GainsError,
                                         parse_gains, ServoGains)
-from ros_ik.physics.wall_clock_steps import WallClockSteps
+from ros_ik.physics.wall_clock_steps import paired_reading, WallClockSteps
 from ros_ik.sim.commanded_arm import CommandedArm
 from std_msgs.msg import String
 
@@ -213,19 +213,20 @@ class PhysicsArm(CommandedArm):
         """
         Step MuJoCo through the wall-clock time since the last loop along the reference.
 
-        The steps due (:class:`ros_ik.physics.wall_clock_steps.WallClockSteps`) end a
-        fraction of a step before now: they follow the reference from where the last loop
-        left it to the reference at the time they reach (the setpoint or the extrapolated
-        command), so that the curve between the two spans the time the reference moved in
-        (sampled at now, with the loop's period irregular on a loaded machine, the UR5's
-        drives saturated at half its speed limits), and not the reference extrapolated
-        into the future (on a starved process that lead was a tracking error of the speed
-        times the delay). After a skipped stall the arm is placed on the reference's start
-        (the module docstring); that start, and the first loop's, is the reference at the
-        steps' end extrapolated back.
+        The steps due (:class:`ros_ik.physics.wall_clock_steps.WallClockSteps`; the node
+        clock and the wall clock read as a pair) end a fraction of a step before now: they
+        follow the reference from where the last loop left it to the reference at the time
+        they reach (the setpoint or the extrapolated command), so that the curve between
+        the two spans the time the reference moved in (sampled at now, with the loop's
+        period irregular on a loaded machine, the UR5's drives saturated at half its speed
+        limits; read apart, a preemption between the two clocks did the same), and not the
+        reference extrapolated into the future (on a starved process that lead was a
+        tracking error of the speed times the delay). After a skipped stall the arm is
+        placed on the reference's start (the module docstring); that start, and the first
+        loop's, is the reference at the steps' end extrapolated back.
         """
-        now = self._now()
-        due = self._wall_steps.due(time.monotonic())
+        now, wall = paired_reading(self._now, time.monotonic)
+        due = self._wall_steps.due(wall)
         setpoint = self._trajectory_setpoint(now - due.lag)
         if setpoint is not None:
             end = (self._command, setpoint.velocity)

@@ -16,9 +16,10 @@
 
 from hypothesis import given, strategies
 import numpy as np
+import pytest
 from ros_ik.physics.mujoco_arm import PhysicsOptions
 from ros_ik.physics.servo_gains import ServoGains
-from ros_ik.physics.wall_clock_steps import WallClockSteps
+from ros_ik.physics.wall_clock_steps import paired_reading, WallClockSteps
 from test_physics import pendulum_urdf, simulation_of
 
 TIMESTEP, MAX_CATCH_UP = 0.001, 0.05  # s: physics_arm's defaults
@@ -70,3 +71,40 @@ def test_a_drive_stepped_at_irregular_instants_tracks_a_ramp_at_its_speed():
             reference = end
         speeds.append(simulation.velocity[0])
     assert np.max(np.abs(np.array(speeds) - speed)) < 1e-3 * speed
+
+
+class PreemptedClocks:
+    """Two clocks at one true time; the first ``preempted`` readings lose 5 ms in between."""
+
+    def __init__(self, preempted: int) -> None:
+        """Start at true time 1.0 s; the other clock reads true time + 100 s."""
+        self.time, self.preempted = 1.0, preempted
+
+    def wall(self) -> float:
+        """Read the wall clock; time moves on 10 us per reading."""
+        self.time += 1e-5
+        return self.time
+
+    def other(self) -> float:
+        """Read the other clock; a preempted reading is followed by a 5 ms gap."""
+        reading = self.time + 100.0
+        if self.preempted > 0:
+            self.preempted -= 1
+            self.time += 0.005
+        return reading
+
+
+def test_a_paired_reading_retries_a_preempted_pair():
+    """Check that a pair read across a preemption is read again; both at one instant."""
+    clocks = PreemptedClocks(preempted=2)
+    other, wall = paired_reading(clocks.other, clocks.wall)
+    assert clocks.preempted == 0
+    assert abs(other - 100.0 - wall) <= 1e-5 + 1e-12
+
+
+def test_a_paired_reading_gives_up_after_its_tries():
+    """Check that a pair preempted on every try is still returned after ``tries``."""
+    clocks = PreemptedClocks(preempted=10)
+    other, wall = paired_reading(clocks.other, clocks.wall, tries=3)
+    assert clocks.preempted == 7
+    assert abs(other - 100.0 - wall) == pytest.approx(0.0025, abs=2e-5)
