@@ -227,11 +227,12 @@ class PhysicsArm(CommandedArm):
         """
         now, wall = paired_reading(self._now, time.monotonic)
         due = self._wall_steps.due(wall)
-        setpoint = self._trajectory_setpoint(now - due.lag)
+        reached = now - due.lag  # node clock time (s) the steps due reach
+        setpoint = self._trajectory_setpoint(reached)
         if setpoint is not None:
             end = (self._command, setpoint.velocity)
         else:
-            end = self._command_reference(now - due.lag)
+            end = self._command_reference(reached)
         simulation = self._simulation
         start = None if due.skipped else self._reference
         if start is None:
