@@ -35,7 +35,11 @@ IK query benchmark: batches, the UR5's branches and the ``~/solve_ik`` service.
    1.5 s): the round trip of one-pose requests (p50, p99), a
    1000-pose request's round trip, and the control loop's lateness from the command
    stamps (each cycle stamps its command with its own clock: a stamp more than a period
-   after the previous one is a late cycle), during the 1000-pose requests and without.
+   after the previous one is a late cycle), during the 1000-pose requests and without, and
+   during 1000-pose requests the node refuses on arrival (a seed of no chain joint): the
+   messages, their conversion by rclpy in the client and in the node (with the GIL held)
+   and DDS, without the search. First, as a floor, a bare 1 kHz sleep loop in this
+   process before any node starts: the lateness this machine's scheduler alone gives.
 
 Run: ``.venv/bin/python bench/bench_ik_query.py [--count 10000] [--service] [--write-docs]``.
 """
@@ -157,6 +161,25 @@ def branch_table(count: int) -> List[str]:
                         if histogram[k]) + ' |']
 
 
+def sleep_loop_periods(seconds: float, period: float = 1e-3) -> np.ndarray:
+    """
+    Return the periods (s) of a bare loop that sleeps until each ``period`` tick.
+
+    No ROS, nothing else in the loop: the lateness this machine's scheduler alone gives a
+    1 kHz loop (after a tick missed by over 2 ms the ticks restart from then, as the
+    node's timer does).
+    """
+    stamps = [time.perf_counter()]
+    tick = stamps[0]
+    while stamps[-1] - stamps[0] < seconds:
+        tick += period
+        time.sleep(max(tick - time.perf_counter(), 0.0))
+        stamps.append(time.perf_counter())
+        if stamps[-1] - tick > 2e-3:
+            tick = stamps[-1]
+    return np.diff(stamps)
+
+
 def service_lines(folder: str) -> List[str]:
     """Return the service table's lines (see the module docstring)."""
     from ros_ik.node.messages import pose_message
@@ -170,6 +193,7 @@ def service_lines(folder: str) -> List[str]:
     model = {'robot_description_file': bundled_urdf_path('ur5'), 'base_link': arm.base_link,
              'tip_link': arm.tip_link, 'joint_limits_file': bundled_joint_limits_path('ur5')}
     home = '[' + ', '.join(repr(float(v)) for v in arm.home) + ']'
+    floor = sleep_loop_periods(QUIET_SECONDS)
     processes = ProcessGroup()
     peer = RosPeer('bench_ik_query')
     # The client on a context of its own with the node's executor (EventsExecutor).
@@ -206,12 +230,12 @@ def service_lines(folder: str) -> List[str]:
         caller.node.create_timer(ALTERNATE_PERIOD, alternate)
         caller.spin_for(2 * ALTERNATE_PERIOD)
 
-        def round_trip(request) -> float:
+        def round_trip(request, solved: bool = True) -> float:
             start = time.perf_counter()
             future = client.call_async(request)
             assert caller.spin_until(future.done, 120.0)
             elapsed = time.perf_counter() - start
-            assert future.result().success, future.result().message
+            assert future.result().success == solved, future.result().message
             return elapsed
 
         for pose in poses[:20]:  # warm-up
@@ -237,6 +261,14 @@ def service_lines(folder: str) -> List[str]:
                              for _ in range(REQUESTS_PER_SIZE)]
             peer.spin_for(1.0)
             busy[size] = np.diff(stamps[batch_from:])
+        # The same 1000 poses with a seed of no chain joint: refused by the node once they
+        # arrived (every message, conversion and transfer; no search).
+        traffic_from = len(stamps)
+        refused = SolveIk.Request(poses=poses, seed=JointState(name=['none'], position=[0.0]))
+        for _ in range(REQUESTS_PER_SIZE):
+            round_trip(refused, solved=False)
+        peer.spin_for(1.0)
+        traffic = np.diff(stamps[traffic_from:])
     finally:
         caller.close()
         peer.close()
@@ -247,14 +279,18 @@ def service_lines(folder: str) -> List[str]:
         return (f'{len(gaps)} cycles, max late {1e3 * late.max():.2f} ms, '
                 f'p99.9 {1e3 * np.quantile(late, 0.999):.2f} ms, '
                 f'{int(np.sum(late > 2e-3))} late by > 2 ms')
-    return [f'| one pose: round trip p50 | {1e3 * singles[len(singles) // 2]:.2f} ms |',
+    return [f'| a bare 1 kHz sleep loop, {QUIET_SECONDS:g} s, before the nodes start (no ROS) '
+            f'| {lateness(floor)} |',
+            f'| one pose: round trip p50 | {1e3 * singles[len(singles) // 2]:.2f} ms |',
             f'| one pose: round trip p99 | {1e3 * singles[int(0.99 * len(singles))]:.2f} ms |',
             f'| 1 kHz loop, {QUIET_SECONDS:g} s without requests | {lateness(quiet)} |'] + [
         line for size in BATCH_SIZES for line in (
             f'| {size} poses: round trip ({len(batches[size])} requests) | median '
             f'{1e3 * statistics.median(batches[size]):.0f} ms, max '
             f'{1e3 * max(batches[size]):.0f} ms |',
-            f'| 1 kHz loop, during the {size}-pose requests | {lateness(busy[size])} |')]
+            f'| 1 kHz loop, during the {size}-pose requests | {lateness(busy[size])} |')] + [
+        f'| 1 kHz loop, during {len(poses)}-pose requests refused on arrival (the traffic '
+        f'alone) | {lateness(traffic)} |']
 
 
 def main() -> None:
