@@ -48,10 +48,15 @@ import signal
 import sys
 import tempfile
 import threading
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 import numpy as np
+from ros_ik.collision.allowed_pairs import SrdfError
+from ros_ik.collision.collision_checker import CollisionChecker
+from ros_ik.collision.collision_setup import build_collision_model
+from ros_ik.collision.shapes import GeometryError
 from ros_ik.control.command_topics import COMMAND_TOPICS
+from ros_ik.control.parameters import Settings
 from ros_ik.demo.driver import DemoDriver, Outcome
 from ros_ik.demo.plot import VELOCITY_SCALE, write_plot
 from ros_ik.demo.reachability import reachability_table
@@ -61,6 +66,7 @@ from ros_ik.demo.segments import plan_segments, static_transforms
 from ros_ik.kinematics.bundled_arms import gains_beside
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.urdf_errors import UrdfError
+from ros_ik.node.mesh_packages import package_directories
 from ros_ik.tools.arm_selection import add_arm_arguments, load_selected_arm, SelectedArm
 from ros_ik.tools.node_processes import NodeProcess, RosPeer
 from ros_ik.tools.static_transform_publisher import static_transform_arguments
@@ -78,6 +84,11 @@ JTC_TOLERANCE = 0.05
 # joint 2 held horizontal: 63 N m of gravity plus 3.83 kg m^2 x 7.5 rad/s^2 is 92 N m, over
 # its 87 N m). The kinematic sim_arm has no dynamics: the full limits there.
 PHYSICS_ACCELERATION_SCALE = 0.5
+# The servo stops collision_stop_distance (0.02 m by default) from a collision: the stretch
+# pose keeps 5 mm more from every one (on the SO-101 the nearest near-singular pose put the
+# gripper 4 cm into the base; the servo got stuck short of it, at the stop distance; the
+# UR5's forearm and wrist 2 are never more than 0.03 m apart).
+STRETCH_CLEARANCE = Settings().collision_stop_distance + 0.005
 INTERRUPTED = threading.Event()  # set by SIGINT or SIGTERM
 
 
@@ -104,6 +115,28 @@ def arm_process(arm: SelectedArm, links: dict, logs: str, physics: bool) -> Node
                        remaps + ['-r', 'collision_scene:=ros_ik/collision_scene'])
 
 
+def clear_of_collisions(arm: SelectedArm, kinematics: ChainKinematics
+                        ) -> Callable[[np.ndarray], bool]:
+    """
+    Return whether the arm at ``q`` keeps ``STRETCH_CLEARANCE`` m from every collision.
+
+    Its URDF geometry and SRDF as the IK node checks them, no scene; an arm whose geometry
+    cannot be loaded here counts as clear everywhere (the node says why at its start).
+    """
+    srdf = ''
+    if arm.choice.srdf_file:
+        with open(arm.choice.srdf_file, encoding='utf-8') as srdf_file:
+            srdf = srdf_file.read()
+    try:
+        model, _ = build_collision_model(arm.choice.urdf_text(), kinematics, srdf, [],
+                                         package_directories(''))
+    except (GeometryError, SrdfError) as error:
+        print(f'the stretch pose is chosen without collision checks: {error}')
+        return lambda q: True
+    checker = CollisionChecker(model, 0.0, Settings().collision_check_resolution)
+    return lambda q: checker.nearest(q, within=STRETCH_CLEARANCE) is None
+
+
 def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int,
              physics: bool = False, view: Optional[tuple] = None) -> int:
     """
@@ -112,7 +145,8 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int,
     ``view``: (host, port) of the browser view to start and keep serving at the end.
     """
     kinematics = ChainKinematics(arm.chain)
-    segments = plan_segments(kinematics, arm.home, arm.task_rows) * laps
+    segments = plan_segments(kinematics, arm.home, arm.task_rows,
+                             clear=clear_of_collisions(arm, kinematics)) * laps
     links = {'robot_description_file': arm.choice.urdf_path, 'base_link': arm.chain.base_link,
              'tip_link': arm.chain.tip_link}
     if arm.choice.joint_limits_file:

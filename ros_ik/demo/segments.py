@@ -27,7 +27,7 @@ the tool straight through a singular configuration.
 """
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from ros_ik.kinematics.servo_step import ServoController, ServoOptions
 from ros_ik.kinematics.transforms import rpy_to_matrix, transform
 
 SEARCH_SAMPLES = 3000
+CLEAR_CANDIDATES = 200  # the best near-singular samples checked for clearance
 # sigma_min of the stretch pose: a quarter of the servo's damping threshold, so the
 # approach runs through the damped region yet the pose is reached in a few seconds.
 STRETCH_SIGMA = 0.25 * COMMAND_DAMPING.singular_value_threshold
@@ -104,12 +105,15 @@ def clipped_inside_limits(kinematics: ChainKinematics, q: np.ndarray) -> np.ndar
 
 def near_singular_configuration(kinematics: ChainKinematics, q_center: np.ndarray,
                                 task_rows: Tuple[int, ...], sigma_target: float,
-                                seed: int) -> np.ndarray:
+                                seed: int, clear: Callable[[np.ndarray], bool] = lambda q: True
+                                ) -> np.ndarray:
     """
     Return a sampled configuration with sigma_min near ``sigma_target``, close to ``q_center``.
 
     Half the samples lie within 0.8 rad of ``q_center``, half anywhere within the limits;
-    the pick minimises ``|sigma_min - sigma_target| + 0.002 |q - q_center|``.
+    the pick minimises ``|sigma_min - sigma_target| + 0.002 |q - q_center|`` among the
+    ``clear`` ones (far enough from collisions for the servo to get there; of the best
+    ``CLEAR_CANDIDATES``, else the best of all).
     """
     rng = np.random.default_rng(seed)
     chain = kinematics.chain
@@ -121,18 +125,27 @@ def near_singular_configuration(kinematics: ChainKinematics, q_center: np.ndarra
     sigma_min = np.linalg.svd(J, compute_uv=False)[:, -1]
     cost = (np.abs(sigma_min - sigma_target)
             + 0.002 * np.linalg.norm(samples - q_center, axis=1))
-    return samples[int(np.argmin(cost))]
+    ranked = np.argsort(cost)
+    return next((samples[index] for index in ranked[:CLEAR_CANDIDATES]
+                 if clear(samples[index])), samples[ranked[0]])
 
 
 def plan_segments(kinematics: ChainKinematics, home: np.ndarray,
-                  task_rows: Tuple[int, ...], seed: int = 3) -> List[Segment]:
-    """Return the demo's targets for an arm starting at ``home``."""
+                  task_rows: Tuple[int, ...], seed: int = 3,
+                  clear: Callable[[np.ndarray], bool] = lambda q: True) -> List[Segment]:
+    """
+    Return the demo's targets for an arm starting at ``home``.
+
+    ``clear(q)``: whether the arm at ``q`` keeps its distance from collisions (the
+    near-singular stretch is chosen among such configurations).
+    """
     n = len(home)
     alternating = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
     q_a = clipped_inside_limits(kinematics, home + 0.35 * alternating)
     q_b = clipped_inside_limits(kinematics, home - 0.3 * alternating)
     q_c = clipped_inside_limits(kinematics, home + 0.25)
-    q_stretch = near_singular_configuration(kinematics, q_a, task_rows, STRETCH_SIGMA, seed)
+    q_stretch = near_singular_configuration(kinematics, q_a, task_rows, STRETCH_SIGMA, seed,
+                                            clear)
     T_far = kinematics.tip_pose(q_b)
     solver = IkSolver(kinematics)
     direction = T_far[:3, 3] - solver.reach_origin

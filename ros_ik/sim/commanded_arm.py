@@ -30,9 +30,10 @@ rate and outages of a real driver. How the arm follows the reference is a subcla
 :mod:`ros_ik.sim.physics_arm` (MuJoCo).
 
 The reference: the emulated controller's setpoint while a trajectory is active; else the
-last JointState or Float64MultiArray command moved on with its velocity,
-``q_ref = q_cmd + v_cmd (t - t_cmd)`` for at most ``MAX_EXTRAPOLATION`` s, inside the
-position limits (a joint started past one only moves back in).
+last JointState or Float64MultiArray command as a driver follows it
+(:mod:`ros_ik.sim.command_reference`: one with velocities moved on with them for at most
+0.1 s, positions only smoothed onto the stream's line), inside the position
+limits (a joint started past one only moves back in).
 
 Trajectories can be delivered late (each after a uniform random ``delivery_jitter`` s) and
 lost (every ``lost_every``-th), as over a loaded network.
@@ -62,6 +63,7 @@ from ros_ik.node.chain_parameters import declare_and_load_chain, declare_and_loa
 from ros_ik.node.jtc_emulation import JointTrajectoryControllerEmulation, Setpoint
 from ros_ik.node.messages import COMMAND_MESSAGES
 from ros_ik.node.throttled_log import KeyedThrottle
+from ros_ik.sim.command_reference import CommandReference
 from ros_ik.trajectory.stream_check import divided_differences
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, UInt32
@@ -71,8 +73,6 @@ COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 STATE_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 FAULT_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                        durability=DurabilityPolicy.TRANSIENT_LOCAL)
-# Commands extrapolate with their velocity for at most this long (s) when none follows.
-MAX_EXTRAPOLATION = 0.1
 # Strict mode, untimed commands: the velocity over at least this long [s].
 UNTIMED_SPAN = 0.05
 # After a fault, a command this close to the arm's position (rad or m) restarts it.
@@ -134,15 +134,13 @@ class CommandedArm(Node):
                              f'{self.chain.n_joints} joints')
         self.q = initial  # an encoder may read past a limit: kept, moved only inward
         self.velocity = np.zeros(self.chain.n_joints)
-        self._command = self.q.copy()
-        self._command_velocity = np.zeros(self.chain.n_joints)
-        self._command_time = self._now()
         self._recent: List[tuple] = []  # (stamp, positions) of the last commands (strict)
         self.fault_count = 0
         self._faulted_until = -np.inf
         self._faulted = False
         self._index = {name: index for index, name in enumerate(self.chain.joint_names)}
         self._dt = 1.0 / self.get_parameter('rate').value
+        self._command = CommandReference(self.q, self._now())
         self._state_every = max(1, int(round(self.get_parameter('rate').value
                                              / self.get_parameter('state_rate').value)))
         self._steps = 0
@@ -194,7 +192,7 @@ class CommandedArm(Node):
             return
         if self._now() < self._faulted_until:
             return
-        command, command_velocity = self._command.copy(), self._command_velocity.copy()
+        command, command_velocity = self._command.target.copy(), self._command.velocity.copy()
         for name, value, speed in zip(names, values, speeds):
             if name in self._index:
                 command[self._index[name]] = value
@@ -206,8 +204,10 @@ class CommandedArm(Node):
             self.get_logger().info("a command starts at the arm's position: moving again")
         if self.get_parameter('strict').value and not self._accepts(stamp, command, timed):
             return
-        self._command, self._command_velocity, self._command_time = (
-            command, command_velocity, stamp)
+        if velocities:
+            self._command.take(command, command_velocity, stamp)
+        else:
+            self._command.take_positions(command, self._now(), self._position_bounds())
 
     def _accepts(self, stamp: float, command: np.ndarray, timed: bool) -> bool:
         """
@@ -251,8 +251,7 @@ class CommandedArm(Node):
         """Stop where the arm is, count the fault and ignore commands for ``fault_hold``."""
         self.fault_count += 1
         self.get_logger().error(f'fault {self.fault_count}: {reason}; stopping')
-        self._command, self._command_velocity = self.q.copy(), np.zeros(self.chain.n_joints)
-        self._command_time = self._now()
+        self._command.hold(self.q, self._now())
         self._recent = []
         self._faulted_until = self._now() + self.get_parameter('fault_hold').value
         self._faulted = True
@@ -321,8 +320,7 @@ class CommandedArm(Node):
                                 f'on {self.chain.joint_names[joint]} (limit {limit[joint]:.4g})')
                     return None
         position = np.clip(setpoint.position, *self._position_bounds())
-        self._command, self._command_velocity, self._command_time = (
-            position, setpoint.velocity.copy(), now)
+        self._command.take(position, setpoint.velocity, now)
         return setpoint
 
     def _position_bounds(self) -> Tuple[np.ndarray, np.ndarray]:
@@ -330,18 +328,8 @@ class CommandedArm(Node):
         return np.minimum(self.chain.lower, self.q), np.maximum(self.chain.upper, self.q)
 
     def _command_reference(self, at: float) -> Tuple[np.ndarray, np.ndarray]:
-        """
-        Return ``(q_ref, v_ref)`` at time ``at`` (s): the command moved on with its velocity.
-
-        ``q_ref = q_cmd + v_cmd min(max(at - t_cmd, 0), MAX_EXTRAPOLATION)`` inside the
-        position bounds; ``v_ref = v_cmd`` until the extrapolation ends, then 0.
-        """
-        elapsed = max(at - self._command_time, 0.0)
-        ahead = min(elapsed, MAX_EXTRAPOLATION)
-        reference = np.clip(self._command + self._command_velocity * ahead,
-                            *self._position_bounds())
-        moving = elapsed < MAX_EXTRAPOLATION
-        return reference, self._command_velocity if moving else np.zeros_like(reference)
+        """Return ``(q_ref, v_ref)`` at time ``at`` (s): :class:`CommandReference`."""
+        return self._command.at(at, self._position_bounds())
 
     def _on_array(self, message: Float64MultiArray) -> None:
         """Accept positions in chain order (received now)."""

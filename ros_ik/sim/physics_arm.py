@@ -230,7 +230,7 @@ class PhysicsArm(CommandedArm):
         reached = now - due.lag  # node clock time (s) the steps due reach
         setpoint = self._trajectory_setpoint(reached)
         if setpoint is not None:
-            end = (self._command, setpoint.velocity)
+            end = (self._command.target, setpoint.velocity)
         else:
             end = self._command_reference(reached)
         simulation = self._simulation

@@ -18,11 +18,11 @@ A kinematic stand-in for a position-controlled arm: commands in, joint_states ou
 Commands, strict faults and joint_states: :class:`ros_ik.sim.commanded_arm.CommandedArm`.
 The arm is exactly at the trajectory controller's setpoint while a trajectory is active;
 else, every ``1 / rate`` s, it tracks the reference under its velocity and acceleration
-limits: with the reference at the end of the step, ``q_ref``, the velocity moves toward
-``v_cmd + sign(e) min(|e| / dt, sqrt(2 a_max |e|))`` (``e = q_ref - q``: close the gap no
-faster than the acceleration limit can stop) by at most ``a_max dt`` and stays within
-``v_max``; positions stay within the bounds. A fast default for tests; the physics-backed
-arm is :mod:`ros_ik.sim.physics_arm`.
+limits: with the reference at the end of the step, ``q_ref``, and its velocity ``v_ref``,
+the velocity moves toward ``v_ref + sign(e) min(|e| / dt, sqrt(2 a_max |e|))``
+(``e = q_ref - q``: close the gap no faster than the acceleration limit can stop) by at
+most ``a_max dt`` and stays within ``v_max``; positions stay within the bounds. A fast
+default for tests; the physics-backed arm is :mod:`ros_ik.sim.physics_arm`.
 """
 
 import sys
@@ -47,17 +47,17 @@ class SimArm(CommandedArm):
         now = self._now()
         setpoint = self._trajectory_setpoint(now)
         if setpoint is not None:  # the arm is exactly at the setpoint
-            self.q, self.velocity = self._command.copy(), setpoint.velocity.copy()
+            self.q, self.velocity = self._command.target.copy(), setpoint.velocity.copy()
             self._publish_state()
             return
         dt, limits = self._dt, self.limits
-        reference, _ = self._command_reference(now + dt)
+        reference, reference_velocity = self._command_reference(now + dt)
         lower, upper = self._position_bounds()
         error = reference - self.q
         # Close the gap no faster than the acceleration limit can stop it (no overshoot).
         closing = np.sign(error) * np.minimum(np.abs(error) / dt,
                                               np.sqrt(2.0 * limits.acceleration * np.abs(error)))
-        wanted = np.clip(self._command_velocity + closing, -limits.velocity, limits.velocity)
+        wanted = np.clip(reference_velocity + closing, -limits.velocity, limits.velocity)
         change = np.clip(wanted - self.velocity, -limits.acceleration * dt,
                          limits.acceleration * dt)
         q_next = np.clip(self.q + (self.velocity + change) * dt, lower, upper)
