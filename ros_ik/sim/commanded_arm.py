@@ -42,7 +42,8 @@ With ``strict`` it faults like a real controller: a command whose velocity or ac
 from the previous commands, over their times (JointState: the header stamp;
 JointTrajectory: the setpoint the emulated controller samples, its own velocity and
 acceleration; Float64MultiArray carries no timing: the receive time, whose jitter makes an
-acceleration meaningless, so only its velocity is checked, over 50-100 ms), exceeds a
+acceleration meaningless, so only its velocity is checked, over 50-100 ms and allowing each
+arrival ``UNTIMED_JITTER`` of delivery delay), exceeds a
 limit by more than ``strict_tolerance`` logs an ERROR, stops the arm where it is (the
 reference is dropped), counts the fault on ``~/faults`` (latched UInt32) and ignores
 commands for at least ``fault_hold`` s and until a command starts at the arm's position
@@ -75,6 +76,10 @@ FAULT_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                        durability=DurabilityPolicy.TRANSIENT_LOCAL)
 # Strict mode, untimed commands: the velocity over at least this long [s].
 UNTIMED_SPAN = 0.05
+# Strict mode, untimed commands: the delivery delay an arrival may have over an earlier one
+# [s]; the velocity is taken over the span of the arrivals plus this (a stream at its
+# velocity limit read 1.2 % over it from arrivals 50 ms apart beside a CPU hog).
+UNTIMED_JITTER = 0.01
 # After a fault, a command this close to the arm's position (rad or m) restarts it.
 RESTART_TOLERANCE = 1e-3
 
@@ -216,8 +221,9 @@ class CommandedArm(Node):
         Timed commands: divided differences of the last three over their stamps. Untimed
         ones (receive times): only the velocity, from the newest command at least
         ``UNTIMED_SPAN`` s older, over a time clamped to ``[1, 2] UNTIMED_SPAN`` (a stream's
-        first commands included), so that messages delivered together after a delay do not
-        read as a jump while a real jump still does.
+        first commands included) plus ``UNTIMED_JITTER``, so that messages delivered
+        together or late do not read as a jump or as overspeed while a real jump still does
+        (0.2 rad on a joint of pi rad/s).
         """
         recent = [entry for entry in self._recent if entry[0] < stamp]
         if timed:
@@ -233,7 +239,7 @@ class CommandedArm(Node):
         positions = np.array([entry[1] for entry in recent])
         if not timed and len(recent) > 1:
             times = np.array([np.clip(times[0], stamp - 2.0 * UNTIMED_SPAN,
-                                      stamp - UNTIMED_SPAN), stamp])
+                                      stamp - UNTIMED_SPAN) - UNTIMED_JITTER, stamp])
             positions = positions[[0, -1]]
         for order, limit, kind in ((1, self.limits.velocity, 'velocity'),
                                    (2, self.limits.acceleration, 'acceleration')):

@@ -269,7 +269,8 @@ class PhysicsArm(CommandedArm):
         if abs(error[joint]) > self._value('max_tracking_error'):
             self._fault(f'tracking error {abs(error[joint]):.4g} on '
                         f'{self.chain.joint_names[joint]} (limit '
-                        f'{self._value("max_tracking_error"):g})')
+                        f'{self._value("max_tracking_error"):g}; the last command came '
+                        f'{self._now() - self._command.time:.3f} s ago)')
 
     def _publish_diagnostics(self) -> None:
         """Publish the window's peaks: drives (tracking, effort, real time) and contacts."""

@@ -21,9 +21,9 @@ a perfect arm at 100 Hz, simulated time, seeded targets), every stream checked a
 velocity, acceleration and jerk limits from its command stamps.
 """
 
+import argparse
 from dataclasses import replace
 import re
-import argparse
 from typing import Callable, List, Sequence
 
 import numpy as np
