@@ -39,7 +39,7 @@ Two kinds of command, as drivers take them:
 Positions stay within the bounds the caller gives (a joint past a limit moves only back in).
 """
 
-from typing import List, Tuple
+from typing import List, Sequence, Tuple
 
 import numpy as np
 
@@ -49,6 +49,19 @@ MAX_EXTRAPOLATION = 0.1
 VELOCITY_WINDOW = 0.02
 # Position-only commands: time constant of the convergence onto the newest one's line (s).
 SMOOTHING = 0.02
+
+
+def spanning(entries: Sequence[Tuple[float, np.ndarray]], time: float,
+             span: float) -> List[Tuple[float, np.ndarray]]:
+    """
+    Return the ``(time, positions)`` entries before ``time`` from the newest one ``span`` s old.
+
+    That is, the entries at or after the newest with ``t <= time - span`` (all of them
+    when none is that old), oldest first as given: the shortest tail spanning ``span``.
+    """
+    before = [entry for entry in entries if entry[0] < time]
+    old = [index for index, entry in enumerate(before) if entry[0] <= time - span]
+    return before[old[-1] if old else 0:]
 
 
 class CommandReference:
@@ -79,11 +92,9 @@ class CommandReference:
         """Take a position-only command arriving at ``arrival`` (s): converge onto it."""
         reference = self.at(arrival, bounds)[0]
         q = np.array(q, dtype=float)
-        recent = [entry for entry in self._arrivals
-                  if arrival - MAX_EXTRAPOLATION <= entry[0] < arrival]
-        spanned = [index for index, entry in enumerate(recent)
-                   if entry[0] <= arrival - VELOCITY_WINDOW]
-        recent = recent[spanned[-1] if spanned else 0:]  # the window's first one on
+        recent = spanning([entry for entry in self._arrivals
+                           if entry[0] >= arrival - MAX_EXTRAPOLATION], arrival,
+                          VELOCITY_WINDOW)
         if recent:
             self.velocity = (q - recent[0][1]) / (arrival - recent[0][0])
         else:  # a stream's first command: no speed known

@@ -64,7 +64,7 @@ from ros_ik.node.chain_parameters import declare_and_load_chain, declare_and_loa
 from ros_ik.node.jtc_emulation import JointTrajectoryControllerEmulation, Setpoint
 from ros_ik.node.messages import COMMAND_MESSAGES
 from ros_ik.node.throttled_log import KeyedThrottle
-from ros_ik.sim.command_reference import CommandReference
+from ros_ik.sim.command_reference import CommandReference, spanning
 from ros_ik.trajectory.stream_check import divided_differences
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, UInt32
@@ -225,13 +225,10 @@ class CommandedArm(Node):
         together or late do not read as a jump or as overspeed while a real jump still does
         (0.2 rad on a joint of pi rad/s).
         """
-        recent = [entry for entry in self._recent if entry[0] < stamp]
         if timed:
-            recent = recent[-2:]
+            recent = [entry for entry in self._recent if entry[0] < stamp][-2:]
         else:
-            older = [index for index, entry in enumerate(recent)
-                     if entry[0] <= stamp - UNTIMED_SPAN]
-            recent = recent[older[-1] if older else 0:]
+            recent = spanning(self._recent, stamp, UNTIMED_SPAN)
         recent.append((stamp, command))
         self._recent = recent
         tolerance = 1.0 + self.get_parameter('strict_tolerance').value

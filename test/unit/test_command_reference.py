@@ -20,7 +20,7 @@ import pytest
 from ros_ik.physics.mujoco_arm import PhysicsOptions
 from ros_ik.physics.servo_gains import ServoGains
 from ros_ik.sim.command_reference import (CommandReference, MAX_EXTRAPOLATION, SMOOTHING,
-                                          VELOCITY_WINDOW)
+                                          spanning, VELOCITY_WINDOW)
 from test_physics import pendulum_urdf, simulation_of
 
 BOUNDS = (np.array([-10.0]), np.array([10.0]))  # rad
@@ -33,6 +33,14 @@ def jittered_ramp(seconds: float, jitter: float, seed: int):
     samples = [(k * PERIOD + rng.uniform(0.0, jitter), SPEED * k * PERIOD)
                for k in range(1, int(seconds / PERIOD))]
     return sorted(samples)
+
+
+def test_spanning_keeps_the_shortest_tail_before_the_time_that_spans_the_span():
+    """Check the tail from the newest entry ``span`` old; all when none is; none after."""
+    entries = [(t, np.array([t])) for t in (0.0, 0.03, 0.05, 0.08, 0.1)]
+    assert [t for t, _ in spanning(entries, 0.1, 0.05)] == [0.05, 0.08]
+    assert [t for t, _ in spanning(entries, 0.1, 0.5)] == [0.0, 0.03, 0.05, 0.08]
+    assert spanning(entries, 0.0, 0.01) == []
 
 
 def test_a_command_with_velocity_moves_on_with_it_then_stops():
