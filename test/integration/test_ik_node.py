@@ -50,6 +50,7 @@ UR5_HOME = [0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0]
 UR5_GOAL = [0.4, -1.2, 1.3, -1.7, -1.3, 0.5]
 UPDATE_RATE = 100.0
 VELOCITY_SCALE = 0.5
+COMMAND_HISTORY = 1000  # commands the echo arm's subscription keeps (10 s at UPDATE_RATE)
 STAMP_EPOCH = int(time.time())  # stamps relative to it keep nanoseconds in a double
 
 
@@ -96,7 +97,10 @@ class EchoArm:
         self.rejections: List[str] = []
         node = peer.node
         self._publisher = node.create_publisher(JointState, 'joint_states', 10)
-        reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+        # Every command, in order: the stream is checked from what arrived. With a history of
+        # 10, a test process starved for 0.1 s (a busy CI machine) loses the older commands
+        # of that time, and the gap reads as a stall of the node that never happened.
+        reliable = QoSProfile(depth=COMMAND_HISTORY, reliability=ReliabilityPolicy.RELIABLE)
         if command_type == 'joint_state':
             self.subscription = node.create_subscription(
                 JointState, '/ros_ik/joint_commands', self._on_joint_state_command, reliable)
@@ -181,14 +185,15 @@ def publish_until_matched(peer: RosPeer, publisher, message, timeout: float = 10
 
 
 def assert_within_velocity_limits(arm: EchoArm, chain, scale: float, q_start,
-                                  arm_name: str = 'ur5') -> None:
+                                  arm_name: str = 'ur5', log: str = '') -> None:
     """
     Check the command stream against the bundled arm's limits (velocity x ``scale``).
 
     Velocity, acceleration and jerk from the divided differences over the command times
     (JointState stamps); positions inside the bounds. Stamps more than the node's stall gap
     apart (a stall on a busy machine) are checked as a position controller executes them:
-    the stream after the stall from rest at the held command.
+    the stream after the stall from rest at the held command. A failure says where the
+    stream's gaps were and what the node's ``log`` said about stalls and restarts.
     """
     assert arm.misnamed_commands == []
     limits = resolve_motion_limits(chain, bundled_joint_limits_path(arm_name),
@@ -204,7 +209,21 @@ def assert_within_velocity_limits(arm: EchoArm, chain, scale: float, q_start,
                                           MAX_STEP_PERIODS * period, limits.lower,
                                           limits.upper)
         ratios = peaks.ratios(velocity, limits.acceleration, limits.jerk)
-        assert np.all(ratios <= 1.0 + 1e-6), ratios
+        assert np.all(ratios <= 1.0 + 1e-6), (ratios, stream_gaps(arm, period, log))
+
+
+def stream_gaps(arm: EchoArm, period: float, log: str) -> str:
+    """Describe the command stream's gaps and the node's log lines on stalls and restarts."""
+    times = np.asarray(arm.times)
+    gaps = np.flatnonzero(np.diff(times) > MAX_STEP_PERIODS * period) + 1
+    lines = [f'{len(times)} commands over {times[-1] - times[0]:.3f} s']
+    for begin, end in zip(gaps, [*gaps[1:], len(times)]):
+        step = np.abs(arm.commands[begin] - arm.commands[begin - 1]).max()
+        lines.append(f'gap {times[begin] - times[begin - 1]:.3f} s at {times[begin]:.3f} s, '
+                     f'{end - begin} commands after it, first step {step:.4g}')
+    lines += [line for line in log.splitlines() if any(
+        word in line for word in ('stall', 'restart', 'stale', 'lags', 'not where'))]
+    return '\n'.join(lines)
 
 
 def tip_error(kinematics: ChainKinematics, q, T_base_target, position_only=False) -> float:
@@ -475,8 +494,8 @@ def test_bad_inputs_are_survived_with_clear_warnings(peer, start_node):
     unnormalised.pose.orientation.z *= 2.0
     targets.publish(unnormalised)
     assert peer.spin_until(lambda: tip_error(kinematics, arm.q, T_base_target) < 1e-3, 20.0)
-    assert_within_velocity_limits(arm, chain, VELOCITY_SCALE, UR5_HOME)
     output = process.output()
+    assert_within_velocity_limits(arm, chain, VELOCITY_SCALE, UR5_HOME, log=output)
     for expected in ('target ignored: target position is not finite',
                      'target ignored: target orientation is not finite',
                      'target ignored: target orientation is a zero quaternion',
