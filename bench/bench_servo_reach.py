@@ -21,17 +21,19 @@ no Gen3) and xArm7, ``TARGETS`` poses of random configurations inside the limits
 so reachable) are sent one at a time to the ROS-free controller in a deterministic closed
 loop (:mod:`ros_ik_testing.reach_loop`: a perfect arm at 100 Hz, simulated time, no
 collision model), from the arm's home and from exactly singular starts, in servo mode; the
-same targets from home in solve mode give the reference time. Per arm and start it prints:
-the smallest singular value of the task Jacobian at the start, targets reached within
-``SECONDS`` s (tolerances 1 mm and 0.01 rad), the servo's recoveries (escapes from a
+same targets from the same start in solve mode give the reference time. Per arm and start
+it prints: the smallest singular value of the task Jacobian at the start, targets reached
+within ``SECONDS`` s (tolerances 1 mm and 0.01 rad), the servo's recoveries (escapes from a
 singular configuration, fallbacks from a joint limit or local minimum), the median and
-largest time to reach, solve mode's median from home, their ratio, and the stream's peak
-velocity, acceleration or jerk over its limit from the command stamps (1: at the limit).
+largest time to reach, the targets solve mode reached from the same start and its median
+time, the ratio of the medians, and the stream's peak velocity, acceleration or jerk over
+its limit from the command stamps (1: at the limit).
 
 Run: ``.venv/bin/python bench/bench_servo_reach.py [--targets N] [--arms A,B]
-[--max-linear-speed M] [--write-docs]`` (``--arms``: labels as printed, e.g.
-``planar_2link,erd ur5``; ``--max-linear-speed``: the servo's tool speed cap in m/s instead
-of the parameter's default, which binds on an arm as long as the planar one).
+[--max-linear-speed M] [--max-angular-speed W] [--write-docs]`` (``--arms``: labels as
+printed, e.g. ``planar_2link,erd ur5``; ``--max-linear-speed`` and ``--max-angular-speed``:
+the servo's tool speed caps in m/s and rad/s instead of the parameters' defaults, which
+bind on an arm as long as the planar one and on fast wrists).
 """
 
 import argparse
@@ -97,15 +99,19 @@ def main() -> None:
     parser.add_argument('--arms', default='', help='comma-separated labels (default: all)')
     parser.add_argument('--max-linear-speed', type=float, default=None,
                         help="the servo's tool speed cap [m/s] (default: the parameter's)")
+    parser.add_argument('--max-angular-speed', type=float, default=None,
+                        help="the servo's tool angular speed cap [rad/s] (default: the "
+                             "parameter's)")
     arguments = parser.parse_known_args()[0]
     count = arguments.targets
-    settings = ({} if arguments.max_linear_speed is None
-                else {'max_linear_speed': arguments.max_linear_speed})
+    settings = {name: value for name, value in (
+        ('max_linear_speed', arguments.max_linear_speed),
+        ('max_angular_speed', arguments.max_angular_speed)) if value is not None}
     chosen = [label for label in arguments.arms.split(',') if label]
     print(f'{count} random reachable targets per arm, {SECONDS:g} s each, 100 Hz, seed {SEED}'
           + ''.join(f', {key} {value:g}' for key, value in settings.items()))
     print(f'{"arm":<13}{"start":<30}{"sigma":>9}{"reached":>9}{"esc":>5}{"fall":>5}'
-          f'{"median s":>10}{"max s":>8}{"solve s":>9}{"ratio":>7}{"peak":>7}')
+          f'{"median s":>10}{"max s":>8}{"solved":>9}{"solve s":>9}{"ratio":>7}{"peak":>7}')
     for label, make, starts in arms(settings):
         if chosen and label not in chosen:
             continue
@@ -114,10 +120,10 @@ def main() -> None:
             print(f'{label:<13}example-robot-data is not installed')
             continue
         configurations = random_configurations(probe.arm.chain, count, SEED)
-        solve_times = [run.seconds for run in runs(make, 'solve', starts['home'],
-                                                   configurations) if run.reached]
-        solve_median = float(np.median(solve_times)) if solve_times else float('nan')
         for start_name, start in starts.items():
+            solve_times = [run.seconds for run in runs(make, 'solve', start, configurations)
+                           if run.reached]
+            solve_median = float(np.median(solve_times)) if solve_times else float('nan')
             servo = runs(make, 'servo', start, configurations)
             times = [run.seconds for run in servo if run.reached]
             median = float(np.median(times)) if times else float('nan')
@@ -126,7 +132,8 @@ def main() -> None:
             peak = max(run.peak_ratio for run in servo)
             print(f'{label:<13}{start_name:<30}{sigma_min_at(probe, start):>9.2g}'
                   f'{len(times):>5}/{count:<3}{escapes:>5}{fallbacks:>5}{median:>10.2f}'
-                  f'{max(times, default=float("nan")):>8.2f}{solve_median:>9.2f}'
+                  f'{max(times, default=float("nan")):>8.2f}'
+                  f'{len(solve_times):>5}/{count:<3}{solve_median:>9.2f}'
                   f'{median / solve_median:>7.2f}{peak:>7.3f}', flush=True)
 
 
