@@ -70,6 +70,11 @@ def stream_peaks(times: np.ndarray, positions: np.ndarray, lower: np.ndarray,
     return StreamPeaks(peak(1), peak(2), peak(3), beyond)
 
 
+def stall_starts(times: np.ndarray, stall_gap: float) -> np.ndarray:
+    """Return the indices of the stamps more than ``stall_gap`` s after the one before."""
+    return np.flatnonzero(np.diff(np.asarray(times, dtype=float)) > stall_gap) + 1
+
+
 def stream_peaks_from_rest(times: np.ndarray, positions: np.ndarray, start: np.ndarray,
                            period: float, stall_gap: float, lower: np.ndarray,
                            upper: np.ndarray) -> Tuple[StreamPeaks, int]:
@@ -83,7 +88,7 @@ def stream_peaks_from_rest(times: np.ndarray, positions: np.ndarray, start: np.n
     """
     times = np.asarray(times, dtype=float)
     positions = np.asarray(positions, dtype=float)
-    stalls = np.flatnonzero(np.diff(times) > stall_gap) + 1
+    stalls = stall_starts(times, stall_gap)
     pieces = []
     for begin, end in zip([0, *stalls], [*stalls, len(times)]):
         rest = start if begin == 0 else positions[begin - 1]

@@ -40,7 +40,7 @@ from ros_ik.kinematics.transforms import pose_error
 from ros_ik.node.jtc_emulation import JointTrajectoryControllerEmulation
 from ros_ik.node.messages import pose_message
 from ros_ik.tools.node_processes import NodeProcess, RosPeer
-from ros_ik.trajectory.stream_check import stream_peaks_from_rest
+from ros_ik.trajectory.stream_check import stall_starts, stream_peaks_from_rest
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, Float64MultiArray, String
@@ -205,17 +205,17 @@ def assert_within_velocity_limits(arm: EchoArm, chain, scale: float, q_start,
         assert np.all(np.abs(command_velocity) <= velocity * (1 + 1e-9))
     if arm.times:
         period = 1.0 / UPDATE_RATE
+        stall_gap = MAX_STEP_PERIODS * period
         peaks, _ = stream_peaks_from_rest(arm.times, arm.commands, q_start, period,
-                                          MAX_STEP_PERIODS * period, limits.lower,
-                                          limits.upper)
+                                          stall_gap, limits.lower, limits.upper)
         ratios = peaks.ratios(velocity, limits.acceleration, limits.jerk)
-        assert np.all(ratios <= 1.0 + 1e-6), (ratios, stream_gaps(arm, period, log))
+        assert np.all(ratios <= 1.0 + 1e-6), (ratios, stream_gaps(arm, stall_gap, log))
 
 
-def stream_gaps(arm: EchoArm, period: float, log: str) -> str:
-    """Describe the command stream's gaps and the node's log lines on stalls and restarts."""
+def stream_gaps(arm: EchoArm, stall_gap: float, log: str) -> str:
+    """Describe the command stream's gaps (as the check reads stalls) and the node's log."""
     times = np.asarray(arm.times)
-    gaps = np.flatnonzero(np.diff(times) > MAX_STEP_PERIODS * period) + 1
+    gaps = stall_starts(times, stall_gap)
     lines = [f'{len(times)} commands over {times[-1] - times[0]:.3f} s']
     for begin, end in zip(gaps, [*gaps[1:], len(times)]):
         step = np.abs(arm.commands[begin] - arm.commands[begin - 1]).max()
