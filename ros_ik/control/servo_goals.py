@@ -41,7 +41,9 @@ A servo that makes no progress (:mod:`ros_ik.control.servo_recovery`: at a singu
 configuration, a joint limit, an obstacle, a local minimum) on a chain that moves the tip in
 every task direction recovers by a solve-mode motion to the nearest collision-free IK
 solution and servos again from there; the status says which (WARN) and why, and a refusal
-of that motion is the servo's (ERROR). On other chains the status says why a servo that
+of that motion is the servo's (ERROR). A new target that finds the arm at a singular
+configuration starts with that escape at once and servos as soon as the arm is clear of the
+singular region. On other chains the status says why a servo that
 stays still for ``STALL_SECONDS`` short of the target stopped: a joint limit (WARN), the
 closest pose of the chain (WARN), a collision it is held at without getting
 ``BLOCKED_PROGRESS`` closer (ERROR, refused). A target provably out of reach brakes to rest
@@ -61,8 +63,8 @@ from ros_ik.control.inputs import Target
 from ros_ik.control.last_result import LastResult
 from ros_ik.control.motion_step import MotionStepper
 from ros_ik.control.parameters import Settings
-from ros_ik.control.servo_recovery import (moving_on, ProgressWatch, ServoRecovery,
-                                           stuck_reason)
+from ros_ik.control.servo_recovery import (moving_on, ProgressWatch, RESUME_SIGMA_FACTOR,
+                                           ServoRecovery, stuck_reason)
 from ros_ik.kinematics.servo_step import ServoOptions, ServoStep
 from ros_ik.trajectory.online_generator import MotionState
 
@@ -147,6 +149,7 @@ class ServoGoals:
         self._blocked_time, self._blocked_error = 0.0, np.inf  # held by a collision
         self._motion: LastResult[ServoMotion] = LastResult()
         self._held_until = -np.inf  # command time (s) until which the motion is held
+        self._fresh = False  # another target came and no servo step was taken toward it
 
     def release_hold(self) -> None:
         """Compute the motion anew next cycle (the commanded state left its path)."""
@@ -171,9 +174,12 @@ class ServoGoals:
         values.update(damping=step.damping, velocity_scaling=step.velocity_scaling)
         reached = (step.position_error <= settings.position_tolerance
                    and step.orientation_error <= settings.orientation_tolerance)
-        if self._stuck(motion, moved, reached, time, settings) and not motion.reach_reason:
+        fresh, self._fresh = self._fresh, False
+        singular_start = fresh and self._escapes_at_once(motion, reached, settings)
+        if singular_start or (self._stuck(motion, moved, reached, time, settings)
+                              and not motion.reach_reason):
             kind, why = stuck_reason(step, settings, motion.stopping_contact is not None)
-            self.recovery.start(kind, why, step, notices)
+            self.recovery.start(kind, why, step, notices, until_regular=singular_start)
             recovering = self.recovery.choose(target, mask, state, settings, notices, values)
             if recovering is not None:
                 values['servo_recovery'] = kind
@@ -197,6 +203,7 @@ class ServoGoals:
         if target.sequence != self._sequence:
             self._sequence = target.sequence
             if not moving_on(previous, target.T_base_target):  # another target's watch
+                self._fresh = True
                 self._stopped_cycles = 0
                 self._blocked_time, self._blocked_error = 0.0, np.inf
                 self._progress.reset(time)
@@ -211,15 +218,44 @@ class ServoGoals:
         """Return the recovery's goal while it runs; None: servo (again, once it ends)."""
         if not self.recovery.active:
             return None
-        recovering = self.recovery.choose(target, mask, state, settings, notices, values)
-        if recovering is not None:
-            return recovering
-        notices.append(Notice('info', 'servo:resume', 'the recovery brought the arm to an IK '
-                              'solution of the target; servoing again'))
+        if self.recovery.until_regular and self._regular(state.position, target, mask,
+                                                         settings):
+            self.recovery.stop()
+            text = 'the arm is clear of the singular configuration; servoing again'
+        else:
+            recovering = self.recovery.choose(target, mask, state, settings, notices, values)
+            if recovering is not None:
+                return recovering
+            text = 'the recovery brought the arm to an IK solution of the target; servoing again'
+        notices.append(Notice('info', 'servo:resume', text))
         values['servo_recovery'] = 'none'
         self._progress.reset(time)
         self.release_hold()
         return None
+
+    def _escapes_at_once(self, motion: ServoMotion, reached: bool, settings: Settings) -> bool:
+        """
+        Return whether a new target's first step finds the arm where it escapes at once.
+
+        At a singular configuration (``sigma_min`` under ``singular_value_threshold``) short
+        of a target not provably out of reach, on a chain that moves the tip in every task
+        direction (module docstring of :mod:`ros_ik.control.servo_recovery`).
+        """
+        return (not reached and not motion.reach_reason
+                and self.arm.reaches_every_task_direction
+                and motion.step.sigma_min < settings.singular_value_threshold)
+
+    def _regular(self, q: np.ndarray, target: Target, mask: Tuple[bool, ...],
+                 settings: Settings) -> bool:
+        """
+        Return whether the joints ``q`` are clear of the singular region.
+
+        ``sigma_min`` of the weighted task Jacobian (m/rad) at ``q`` at least
+        ``RESUME_SIGMA_FACTOR`` times ``singular_value_threshold``.
+        """
+        options = self.options.of(settings, mask)
+        sigma_min = self.arm.servo.step(q, target.T_base_target, options).sigma_min
+        return sigma_min >= RESUME_SIGMA_FACTOR * settings.singular_value_threshold
 
     def _servoing(self, motion: ServoMotion, reached: bool, state: MotionState, dt: float,
                   notices: List[Notice]) -> GoalChoice:

@@ -45,7 +45,14 @@ can; detours where every straight motion is blocked; the same jerk-limited gener
 checks). It is an *escape* when the step's smallest singular value is under
 ``singular_value_threshold`` (a singular configuration), else a *fallback* (a joint limit,
 the velocity damper, a local minimum). Servoing resumes once the commanded joints are
-within ``RESUME_DISTANCE`` of the solution (each joint, rad or m); a target
+within ``RESUME_DISTANCE`` of the solution (each joint, rad or m). A new target that finds
+the arm at a singular configuration is escaped from at once, without waiting to see the
+step stall (``until_regular``): which way a stretched elbow or aligned wrist must fold is
+the nearest solution's, and the straight tool line taken from there can lead onto the
+other branch, where the arm ends at a joint limit or at a solution a whole turn away; that
+escape hands back to the servo as soon as ``sigma_min`` at the commanded joints is
+``RESUME_SIGMA_FACTOR`` times the threshold (the caller checks): clear of the damped
+region, so that the first servo steps are not damped back into it. A target
 that moves on (each new message within ``FOLLOW_STEP`` of the last: :func:`moving_on`) is
 solved anew for each message, so it is followed throughout and servoed again once the arm
 is there; another target ends the recovery (the servo takes it). Where IK finds no
@@ -71,6 +78,8 @@ STILL_TARGET_SHARE = 0.25  # share of the asked progress a still target must see
 PROGRESS_FRACTION = 0.05  # the weighted error must fall by this fraction per window
 REALIZED_MIN = 0.25  # a step realizing at least this much of its twist is progressing
 RESUME_DISTANCE = 0.02  # rad or m (every joint) from the solution: servo again
+# An escape at a new target's start servos again at this multiple of the damping threshold.
+RESUME_SIGMA_FACTOR = 2.0
 # A new target within this of the last one (m, and rad) is the same target moving on (or
 # sent again): the progress watch and a recovery go on for it.
 FOLLOW_STEP = 0.05
@@ -155,6 +164,7 @@ class ServoRecovery:
         """Keep the solve-mode goal it moves by (its own: solve mode's state is not shared)."""
         self.solve = solve
         self.kind = ''  # 'escape' or 'fallback' while recovering, '' while servoing
+        self.until_regular = False  # ends once out of the singular region (start())
         self._why = ''
 
     @property
@@ -162,18 +172,31 @@ class ServoRecovery:
         """Return whether the servo is recovering."""
         return bool(self.kind)
 
-    def start(self, kind: str, why: str, step: ServoStep, notices: List[Notice]) -> None:
-        """Start recovering: ``kind`` from :func:`stuck_reason`, ``why`` the servo stopped."""
-        self.kind, self._why = kind, why
+    def start(self, kind: str, why: str, step: ServoStep, notices: List[Notice],
+              until_regular: bool = False) -> None:
+        """
+        Start recovering: ``kind`` from :func:`stuck_reason`, ``why`` the servo stopped.
+
+        ``until_regular``: a new target found the arm at a singular configuration; the
+        servo takes over again as soon as the commanded joints are clear of the singular
+        region (the caller checks), not only at the solution.
+        """
+        self.kind, self._why, self.until_regular = kind, why, until_regular
         self.solve.forget()
-        notices.append(Notice('info', 'servo:' + kind, (
-            f'servo stuck {step.position_error:.3g} m and {step.orientation_error:.3g} rad '
-            f'from the target at {why}; {self._action} it by a joint-space motion to the nearest '
-            'collision-free IK solution, then servoing again')))
+        errors = f'{step.position_error:.3g} m and {step.orientation_error:.3g} rad'
+        if until_regular:
+            text = (f'servo starting {errors} from the target at {why}; {self._action} it by '
+                    'a joint-space motion toward the nearest collision-free IK solution, '
+                    'servoing again once clear of the singular region')
+        else:
+            text = (f'servo stuck {errors} from the target at {why}; {self._action} it by a '
+                    'joint-space motion to the nearest collision-free IK solution, then '
+                    'servoing again')
+        notices.append(Notice('info', 'servo:' + kind, text))
 
     def stop(self) -> None:
         """Servo again (the caller resumes its progress watch)."""
-        self.kind = ''
+        self.kind, self.until_regular = '', False
 
     def choose(self, target: Target, mask: Tuple[bool, ...], state: MotionState,
                settings: Settings, notices: List[Notice],

@@ -30,7 +30,7 @@ import numpy as np
 import pytest
 from ros_ik.control.controller import IkController
 from ros_ik.control.servo_recovery import (PROGRESS_WINDOW, ProgressWatch, REALIZED_MIN,
-                                           STILL_TARGET_WINDOW)
+                                           RESUME_SIGMA_FACTOR, STILL_TARGET_WINDOW)
 from ros_ik.demo.closed_loop import clear_of_collisions
 from ros_ik.demo.segments import JOG_LEAD, jog_segments, plan_segments
 from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS
@@ -171,6 +171,44 @@ def test_a_stretched_ur5_escapes_toward_a_target_along_its_singular_direction():
     assert 'from the target at a singular configuration' in notices[0].message
 
 
+def test_a_new_target_at_a_singular_configuration_is_escaped_at_once_then_servoed():
+    """
+    Check the UR5 with its elbow straight and a far target with the elbow folded up (+2.94).
+
+    Servoed from there, the straight tool line folded the elbow the other way (a seeded
+    case found to): the servo ended at the elbow's lower limit short of the target and its
+    escape swung the elbow through a whole turn (8.2 s against solve mode's 1.9 s). Now
+    the new target's first cycle escapes toward the nearest IK solution (the status and the
+    log say so), and the servo takes over once sigma_min is twice the threshold, far from
+    the target; the elbow moves less than half a turn in all and the target is reached.
+    """
+    controller = bundled_controller('ur5', mode='servo')
+    q_target = random_configurations(controller.arm.chain, 12, 7)[11]
+    assert q_target[2] > 2.9  # the elbow folded up
+    notices, elbow = [], []
+    cycle = controller.cycle
+
+    def recorded(now: float):
+        result = cycle(now)
+        notices.extend((notice, controller.joints.positions()) for notice in result.notices)
+        elbow.append(result.command.q[2])
+        return result
+
+    controller.cycle = recorded
+    T_target = controller.arm.kinematics.tip_pose(q_target)
+    run = reach(controller, np.array(SINGULAR_STARTS['ur5']['elbow straight']), T_target, 20.0)
+    assert run.reached, run.messages[-3:]
+    assert_within_limits(run)
+    assert run.messages[0].startswith('servo escaping a singular configuration ('), run.messages
+    (escape, _), (resume, q_resumed) = [item for item in notices
+                                        if item[0].key.startswith('servo:')][:2]
+    assert escape.key == 'servo:escape' and escape.message.startswith('servo starting ')
+    assert resume.key == 'servo:resume' and 'clear of the singular configuration' in resume.message
+    e_p, _ = pose_error(T_target, controller.arm.kinematics.tip_pose(q_resumed))
+    assert np.linalg.norm(e_p) > 0.5  # the servo moves the tool the rest of the way
+    assert np.abs(np.diff(elbow)).sum() < np.pi, np.abs(np.diff(elbow)).sum()
+
+
 def test_the_demos_stretched_panda_leaves_for_pose_b():
     """
     Check the demo's Panda case: pose A, the stretch near a singularity, then pose B.
@@ -299,7 +337,8 @@ def test_a_target_the_solver_cannot_reach_is_an_error_after_the_recovery_tries()
     Not provably out of reach by distance (the outer bound), the servo folds toward it and
     is stuck; the recovery's IK fails every attempt: ERROR, saying so and why the servo
     stopped, the arm held, every command within the limits. The next, reachable target is
-    servoed again from its first cycle.
+    taken from its first cycle: the arm stopped folded at a singular configuration, so the
+    servo escapes from it at once (not the refusal of the last target) and reaches it.
     """
     controller = bundled_controller('planar_2link', mode='servo')
     T_inside = np.eye(4)
@@ -314,9 +353,12 @@ def test_a_target_the_solver_cannot_reach_is_an_error_after_the_recovery_tries()
     assert controller.is_at_rest()
     T_reachable = controller.arm.kinematics.tip_pose(np.array([0.3, 1.2]))
     q = controller.joints.positions()
+    J = controller.arm.kinematics.jacobian(q)
+    assert manipulability(task_jacobian(J, controller.arm.task_rows)).sigma_min < (
+        controller.settings.singular_value_threshold)
     next_run = reach(controller, q, T_reachable, 8.0, position_only=True, start=8.0)
-    assert next_run.reached and next_run.recoveries == ()
-    assert not next_run.messages[0].startswith(('servo ', 'IK failed'))  # servoed again
+    assert next_run.reached and next_run.recoveries == ('escape',)
+    assert next_run.messages[0].startswith('servo escaping a singular configuration (')
     assert_within_limits(next_run)
 
 
@@ -325,7 +367,9 @@ def test_a_recovery_goes_on_for_a_target_moving_on_and_ends_for_another_target()
     Check the escape of the stretched UR5 across target changes.
 
     While it escapes, a target 1 mm on from the last (a dragged marker) keeps the joint
-    motion going (solved anew); a target 0.3 m away ends it at once: the servo takes it.
+    motion going (solved anew); a target 0.3 m away ends it at once: the servo takes it,
+    escaping toward that target the singular configuration it finds the arm at and
+    servoing as soon as the arm is out of it.
     """
     controller = bundled_controller('ur5', mode='servo')
     names = controller.arm.chain.joint_names
@@ -333,13 +377,16 @@ def test_a_recovery_goes_on_for_a_target_moving_on_and_ends_for_another_target()
     T_below = controller.arm.kinematics.tip_pose(q)
     T_below[2, 3] -= 0.2
     now = 0.0
+    notices = []
 
     def cycle_at(T_base_target: np.ndarray) -> str:
         nonlocal q, now
         controller.set_target('base_link', T_base_target[:3, 3],
                               matrix_to_quaternion(T_base_target[:3, :3]), 'pose', now)
         controller.update_joint_state(names, q, now)
-        q, now = controller.cycle(now).command.q, now + PERIOD
+        result = controller.cycle(now)
+        notices[:] = result.notices
+        q, now = result.command.q, now + PERIOD
         return controller.status.values['servo_recovery']
 
     kinds = [cycle_at(T_below) for _ in range(100)]
@@ -351,8 +398,16 @@ def test_a_recovery_goes_on_for_a_target_moving_on_and_ends_for_another_target()
     assert cycle_at(T_on) == 'escape'
     assert controller.status.message.startswith('servo escaping a singular configuration')
     T_away = controller.arm.kinematics.tip_pose(np.array(BUNDLED_ARMS['ur5'].home))
-    assert cycle_at(T_away) == 'none'
-    assert not controller.status.message.startswith('servo ')
+    assert cycle_at(T_away) == 'escape'
+    assert [notice.key for notice in notices] == ['servo:escape']
+    assert notices[0].message.startswith('servo starting ')
+    while cycle_at(T_away) == 'escape':
+        assert now < 10.0
+    assert [notice.key for notice in notices] == ['servo:resume']
+    assert 'clear of the singular configuration' in notices[0].message
+    J = controller.arm.kinematics.jacobian(controller.joints.positions())
+    assert manipulability(task_jacobian(J, controller.arm.task_rows)).sigma_min >= (
+        RESUME_SIGMA_FACTOR * controller.settings.singular_value_threshold)
 
 
 def test_a_brake_for_stale_joint_states_does_not_count_as_the_servo_making_no_progress():
