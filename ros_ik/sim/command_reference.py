@@ -23,7 +23,9 @@ Two kinds of command, as drivers take them:
 - **positions only** (Float64MultiArray, a JointState without velocities): they carry no
   time, and arrive with the jitter of their delivery (a millisecond on a quiet machine,
   tens on a loaded one). The driver estimates the stream's velocity from their arrivals
-  over at least ``VELOCITY_WINDOW`` s, ``v_s = (q_k - q_j) / (t_k - t_j)``, moves the
+  over at least ``VELOCITY_WINDOW`` s, ``v_s = (q_k - q_j) / (t_k - t_j)`` (0 while the
+  arrivals of the last ``MAX_EXTRAPOLATION`` s span less: a stream's start, or commands
+  queued through a stall arriving microseconds apart, whose quotient is no speed), moves the
   newest command on with it, ``L(t) = q_k + v_s min(t - t_k, MAX_EXTRAPOLATION)``, and
   converges onto that line with the time constant ``SMOOTHING`` from where its reference
   stood when the command arrived, ``q_a``:
@@ -95,9 +97,9 @@ class CommandReference:
         recent = spanning([entry for entry in self._arrivals
                            if entry[0] >= arrival - MAX_EXTRAPOLATION], arrival,
                           VELOCITY_WINDOW)
-        if recent:
+        if recent and recent[0][0] <= arrival - VELOCITY_WINDOW:  # as spanning() compares
             self.velocity = (q - recent[0][1]) / (arrival - recent[0][0])
-        else:  # a stream's first command: no speed known
+        else:  # a stream's first 20 ms, or a burst after a gap: no speed known
             self.velocity = np.zeros_like(q)
         self._arrivals = recent + [(arrival, q)]
         self.target, self.time = q, arrival

@@ -54,6 +54,27 @@ def test_a_command_with_velocity_moves_on_with_it_then_stops():
     assert reference.at(1.0 + 100.0, (np.array([-1.0]), np.array([1.1])))[0][0] == 1.1
 
 
+def test_commands_arriving_closer_than_the_velocity_window_give_no_speed():
+    """
+    Check a stream's first commands and a burst after a gap: no speed from microseconds.
+
+    Commands queued through a stall arrive microseconds apart; their quotient (1 rad in
+    5e-324 s gave inf, and a NaN reference) is no speed: the reference converges onto
+    the newest command at rest until the arrivals span ``VELOCITY_WINDOW``.
+    """
+    reference = CommandReference(np.zeros(1), 0.0)
+    for arrival, position in ((0.0, 0.0), (5e-324, 1.0), (1e-6, 1.001)):
+        reference.take_positions(np.array([position]), arrival, BOUNDS)
+        assert reference.velocity[0] == 0.0
+        assert np.all(np.isfinite(reference.at(arrival + 0.01, BOUNDS)))
+    reference.take_positions(np.array([1.021]), VELOCITY_WINDOW, BOUNDS)
+    assert reference.velocity[0] == pytest.approx(1.021 / VELOCITY_WINDOW)
+    late = 1.0  # a gap longer than MAX_EXTRAPOLATION: the old arrivals are dropped
+    for offset, position in ((0.0, 2.0), (1e-5, 2.01)):
+        reference.take_positions(np.array([position]), late + offset, BOUNDS)
+        assert reference.velocity[0] == 0.0
+
+
 @given(strategies.lists(strategies.tuples(strategies.floats(0.0, 0.03),
                                           strategies.floats(-1.0, 1.0)),
                         min_size=1, max_size=40))
