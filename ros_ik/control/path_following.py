@@ -130,11 +130,18 @@ class PathFollower:
         """
         Continue after a stall from the state the command stream resumed at ``time``.
 
-        A state at rest (a position stream held its last command, or the tail of a
+        A motion none of whose commands moved the arm yet starts at ``time`` as planned; a
+        state at rest (a position stream held its last command, or the tail of a
         JointTrajectory stopped) plans the rest of the stretch from there; a moving one (a
         point of the JointTrajectory tail) follows that tail's brake.
         """
         if self.motion is None:
+            return
+        if state.is_at_rest() and self._last_time <= self.motion.t0:
+            # No command of this motion moved the arm yet (the stall was its own planning):
+            # the arm rests where it starts, so it starts now as planned (planned again, it
+            # stalled the loop again, for ever where planning takes longer than a stall).
+            self.motion = StretchMotion(self.motion.stretch, self.motion.timing, time)
             return
         if state.is_at_rest():
             # The tail the controller followed: the brake from the last command.

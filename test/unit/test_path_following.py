@@ -24,6 +24,7 @@ from typing import List, Sequence
 
 import numpy as np
 import pytest
+from ros_ik.control import path_following
 from ros_ik.control.cycle_types import Command
 from ros_ik.control.path_goals import ABORTED, CANCELED, SUCCEEDED
 from ros_ik.control.path_input import MAX_WAYPOINTS, PathOptions
@@ -105,6 +106,41 @@ def test_a_square_is_drawn_on_the_path_within_every_limit(arm, home, command_typ
             assert tool_deviation(controller, [Command(q, q, q, 0.0, 0.0) for q in
                                                command.horizon.positions], corners) <= 1e-3
             np.testing.assert_array_equal(command.horizon.velocities[-1], 0.0)
+
+
+def test_a_stretch_whose_planning_outlasts_a_stall_starts_as_planned(monkeypatch):
+    """
+    Check a line whose planning from rest holds the loop up for 0.15 s (a slow computer).
+
+    The gap after the cycle that planned reads as a stall of the stream. The stretch's
+    motion had not moved the arm yet, so it starts as planned: it was planned again
+    instead, which stalled the loop again, for ever (the node's Panda line near its reach
+    on a slow CI machine: the path never moved and the action never ended). The next
+    stretch of a longer path is planned while the arm moves; a planning that long stalls
+    a moving stream, which brakes (not covered here).
+    """
+    planned = []
+    plan = path_following.plan_stretch
+    monkeypatch.setattr(path_following, 'plan_stretch',
+                        lambda *args: planned.append(1) or plan(*args))
+    controller = started('ur5', UR5_HOME)
+    corners = square(controller.arm.kinematics.tip_pose(UR5_HOME), 0.2,
+                     offsets=((0, 0), (1, 0)))  # one stretch: planned once, from rest
+    taken, _ = send(controller, corners)
+    assert taken
+    names, period = controller.arm.chain.joint_names, 1.0 / controller.settings.update_rate
+    q, now, commands = UR5_HOME.copy(), 0.01, []
+    while now < 20.0 and getattr(controller.path_outcome(), 'status', '') != SUCCEEDED:
+        before = len(planned)
+        controller.update_joint_state(names, q, now)
+        command = controller.cycle(now).command
+        if command is not None:
+            q = command.q
+            commands.append(command)
+        now += period + (0.15 if len(planned) > before else 0.0)  # the planning's time
+    assert controller.path_outcome().status == SUCCEEDED
+    assert len(planned) == 1
+    assert tool_deviation(controller, commands, corners) <= 1e-3
 
 
 def test_a_cancel_brakes_along_the_path_and_reports_the_fraction():
