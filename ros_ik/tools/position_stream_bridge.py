@@ -56,7 +56,7 @@ from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from ros_ik.control.command_topics import COMMAND_TOPICS
-from ros_ik.node.jtc_emulation import JointTrajectoryControllerEmulation
+from ros_ik.node.jtc_emulation import ActiveTrajectory, JointTrajectoryControllerEmulation
 from ros_ik.node.run import run_node
 from ros_ik.node.throttled_log import KeyedThrottle
 from sensor_msgs.msg import JointState
@@ -128,38 +128,34 @@ class PositionStreamBridge(Node):
         A restart is a horizon that does not continue the stream (the IK node started again
         from the measured joints after the arm stopped away from its commands): it starts
         the stream again, at the arm, as the first one does, instead of being splined into
-        from the stream's setpoint elsewhere (a sweep of milliseconds to the arm).
+        from the stream's setpoint elsewhere (a sweep of milliseconds to the arm). Each
+        horizon is validated once (a Python JTC's validation of a few hundred points was a
+        quarter of this node's time, and a starved bridge is a gap in the stream).
         """
-        if self._controller is not None and not self._restarts(message):
-            reason = self._controller.receive(message, self._now())
+        if self._controller is not None:
+            now = self._now()
+            reason, trajectory = self._controller.validated(message, now)
             if reason:
                 self._warn('rejected', f'rejected trajectory: {reason}')
-            return
+                return
+            if not self._restarts(trajectory, now):
+                self._controller.accept(trajectory)
+                return
         controller = self._started_controller(message)
         if controller is not None:
             self._controller = controller
 
-    def _restarts(self, message: JointTrajectory) -> bool:
+    def _restarts(self, trajectory: ActiveTrajectory, now: float) -> bool:
         """
-        Return whether ``message`` would not continue the stream.
+        Return whether the validated ``trajectory`` would not continue the stream at ``now``.
 
-        True when its own setpoint now (the message alone: held at its first point until
-        then) is farther than ``start_tolerance`` from the stream's setpoint now; False for
-        a message of other joints (the controller rejects it).
+        True when its own setpoint now (the trajectory alone: held at its first point until
+        then) is farther than ``start_tolerance`` from the stream's setpoint now.
         """
         controller = self._controller
-        names = list(message.joint_names)
-        if sorted(names) != sorted(controller.joint_names) or not message.points:
-            return False
-        first = dict(zip(names, message.points[0].positions))
-        if len(first) != len(names):
-            return False
-        alone = JointTrajectoryControllerEmulation(
-            controller.joint_names, np.array([first[name] for name in controller.joint_names]),
-            self._epoch_ns)
-        now = self._now()
-        if alone.receive(message, now):
-            return False
+        alone = JointTrajectoryControllerEmulation(controller.joint_names,
+                                                   trajectory.positions[0], self._epoch_ns)
+        alone.accept(trajectory)
         offset = np.abs(alone.update(now).position - controller.update(now).position)
         return float(offset.max()) > self._start_tolerance
 

@@ -118,6 +118,45 @@ def test_a_jittered_stream_gives_a_steady_reference_close_behind_it():
     assert max(np.abs(errors)) < SPEED * 0.002  # behind by the delivery delay
 
 
+def starved_ramp(seconds: float, stall: float, seed: int):
+    """
+    Return ``(arrival, position, sent)`` of the ramp through a driver starved every 0.2 s.
+
+    Each sample is delivered up to 1 ms late, in order; those due while the driver's
+    process is starved (``stall`` s from 0.3 s on, every 0.2 s) arrive together at its end.
+    """
+    rng = np.random.default_rng(seed)
+    sent = np.arange(1, int(seconds / PERIOD)) * PERIOD
+    arrivals = np.maximum.accumulate(sent + rng.uniform(0.0, 0.001, len(sent)))
+    for start in np.arange(0.3, seconds, 0.2):
+        queued = (arrivals >= start) & (arrivals < start + stall)
+        arrivals[queued] = start + stall + 1e-6 * np.arange(queued.sum())
+    return list(zip(arrivals, SPEED * sent, sent))
+
+
+def test_commands_queued_through_a_starved_driver_are_dated_when_they_were_sent():
+    """
+    Check a 500 Hz ramp whose driver is starved for 15 ms every 0.2 s (its commands burst).
+
+    Each command of a burst lies on the stream's line: dated within 3 ms of when it was
+    sent (by its arrival, up to 15 ms late), and ``v_ref`` stays within 20 % of the speed
+    (dated by arrival, it swung from -0.46 to 1.08 times it).
+    """
+    reference = CommandReference(np.zeros(1), 0.0)
+    samples = starved_ramp(1.5, 0.015, seed=1)
+    index, velocities, datings = 0, [], []
+    for time in np.arange(0.0, 1.5, 1e-3):
+        while index < len(samples) and samples[index][0] <= time:
+            arrival, position, sent = samples[index]
+            reference.take_positions(np.array([position]), arrival, BOUNDS)
+            datings.append(reference.time - sent)
+            index += 1
+        if time > 0.2:
+            velocities.append(reference.at(time, BOUNDS)[1][0])
+    assert max(np.abs(datings[100:])) < 0.003
+    assert min(velocities) > 0.8 * SPEED and max(velocities) < 1.2 * SPEED
+
+
 def test_a_gap_in_the_stream_is_carried_through_at_its_speed_then_stops():
     """Check a stream that stops: on at its speed for ``MAX_EXTRAPOLATION`` s, then still."""
     reference = CommandReference(np.zeros(1), 0.0)
