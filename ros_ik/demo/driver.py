@@ -36,16 +36,18 @@ from ros_ik.control.command_topics import COMMAND_TOPICS
 from ros_ik.control.parameters import Settings
 from ros_ik.control.trajectory_horizon import KEEP_PERIODS
 from ros_ik.demo.path_runner import PathRunner
-from ros_ik.demo.segments import frame_poses, Segment
+from ros_ik.demo.segments import frame_poses, Segment, static_transforms
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.transforms import pose_error
 from ros_ik.node.jtc_emulation import JointTrajectoryControllerEmulation
 from ros_ik.node.messages import pose_message
+from ros_ik.node.tf_frames import TF_STATIC_QOS
 from ros_ik.tools.arm_selection import SelectedArm
 from ros_ik.tools.node_processes import RosPeer
 from ros_ik_msgs.action import FollowPath
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, String, UInt32
+from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import MarkerArray
 
@@ -161,6 +163,9 @@ class DemoDriver:
         self.scene_publisher = node.create_publisher(String, 'ros_ik/collision_scene', LATCHED)
         self.scene_objects: List[str] = []
         self.T_base_frame = frame_poses(arm.chain.base_link)
+        # The demo's static frames heard on /tf_static (its publishers are processes too).
+        self.static_frames: set = set()
+        node.create_subscription(TFMessage, '/tf_static', self._on_tf_static, TF_STATIC_QOS)
         node.create_subscription(MarkerArray, 'ros_ik/markers', self._on_markers, RELIABLE)
         self.paths = PathRunner(peer, self.kinematics, arm.chain.base_link)
 
@@ -249,9 +254,21 @@ class DemoDriver:
             elif status.name == 'physics_arm: contacts':
                 self.contact_events = int(values['contact_events'])
 
+    def _on_tf_static(self, message: TFMessage) -> None:
+        """Note the child frames of a /tf_static message."""
+        self.static_frames.update(transform.child_frame_id for transform in message.transforms)
+
     def wait_until_ready(self, timeout: float) -> bool:
-        """Wait for joint states and for the IK node's target subscription."""
+        """
+        Wait for joint states, the IK node's target subscriptions and the demo's static frames.
+
+        Without the frames a target in ``world`` sent to a node that has not heard them
+        either is refused after its ``transform_timeout`` (once in CI: the so101's "pose W
+        sent in world", the publishers started after the node on a loaded machine).
+        """
+        frames = {child for _, child, _, _ in static_transforms(self.arm.chain.base_link)}
         return self.peer.spin_until(lambda: self.latest_q is not None
+                                    and frames <= self.static_frames
                                     and self.pose_publisher.get_subscription_count() > 0
                                     and self.point_publisher.get_subscription_count() > 0
                                     and self.twist_publisher.get_subscription_count() > 0,
