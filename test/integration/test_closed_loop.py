@@ -217,7 +217,15 @@ PANDA_GOAL_OFFSET = np.array([0.5, 0.3, -0.4, 0.4, 0.5, -0.3, 0.6])
 @pytest.mark.parametrize('mode', ['solve', 'servo'])
 def test_late_or_slow_joint_states_still_reach_smoothly(peer, processes, tmp_path, driver,
                                                         mode):
-    """Check a Panda driver 100 ms late or at 10 Hz: reached, no lag braking, no fault."""
+    """
+    Check a Panda driver 100 ms late or at 10 Hz: reached, no lag braking, no fault.
+
+    Late joint states alone never read as a lagging arm. A stall of the node's process on a
+    busy machine may: the driver moved the last JointState command on with its velocity
+    meanwhile (0.1 s, as drivers do), and the node, resuming from that command at rest,
+    then measured the arm 0.155 rad beyond it (once in CI). Braking is right then; it
+    must follow a stall the node reported.
+    """
     loop = bundled_loop(peer, processes, tmp_path, 'panda', sim=driver, ik={'mode': mode})
     try:
         home = np.array(BUNDLED_ARMS['panda'].home)
@@ -225,7 +233,11 @@ def test_late_or_slow_joint_states_still_reach_smoothly(peer, processes, tmp_pat
         loop.send_pose(T_base_target)
         loop.wait_for(lambda: loop.error(T_base_target) < 1e-3, 30.0)
         loop.check_stream(home)
-        assert 'lags the commands' not in loop.processes[1].output()
+        output = loop.processes[1].output()
+        lag_at = output.find('lags the commands')
+        if lag_at >= 0:
+            stall_at = output.find('the control loop stalled for')
+            assert 0 <= stall_at < lag_at, output[-3000:]
     finally:
         loop.close()
 
