@@ -137,28 +137,27 @@ class PathFollower:
         """
         if self.motion is None:
             return
-        if state.is_at_rest() and self._last_time <= self.motion.t0:
+        if not state.is_at_rest():
+            self.brake('stall', self._last_time)
+            return
+        if self._last_time <= self.motion.t0:
             # No command of this motion moved the arm yet (the stall was its own planning):
             # the arm rests where it starts, so it starts now as planned (planned again, it
             # stalled the loop again, for ever where planning takes longer than a stall).
             self.motion = StretchMotion(self.motion.stretch, self.motion.timing, time)
             return
-        if state.is_at_rest():
-            # The tail the controller followed: the brake from the last command.
-            brake = self.motion.braked(min(self._last_time, self.motion.end_time))
-            s = self._s_of(state.position, brake)
-            self.previous_motion = brake
-            self.motion, self._next = None, None
-            if (self.braking not in FINAL_BRAKES
-                    and s >= self.stretch_bounds[1] - AT_STRETCH_END):
-                self._final_q, self.s_commanded = state.position.copy(), s
-                self._arrived(state.position.copy(), time)
-                return
-            self._rest = (s, state.position.copy(), time)
-            if not self.braking:
-                self.braking = 'stall'
-        else:
-            self.brake('stall', self._last_time)
+        # The tail the controller followed: the brake from the last command.
+        brake = self.motion.braked(min(self._last_time, self.motion.end_time))
+        s = self._s_of(state.position, brake)
+        self.previous_motion = brake
+        self.motion, self._next = None, None
+        if self.braking not in FINAL_BRAKES and s >= self.stretch_bounds[1] - AT_STRETCH_END:
+            self._final_q, self.s_commanded = state.position.copy(), s
+            self._arrived(state.position.copy(), time)
+            return
+        self._rest = (s, state.position.copy(), time)
+        if not self.braking:
+            self.braking = 'stall'
 
     def _s_of(self, q: np.ndarray, brake: StretchMotion) -> float:
         """Return the path length, among the last commanded and ``brake``'s end, of ``q``."""

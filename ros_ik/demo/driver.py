@@ -25,7 +25,7 @@ until the target is reached, reported or timed out.
 
 from dataclasses import dataclass, field, replace
 import time
-from typing import List, Optional
+from typing import List, Optional, Set
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import PointStamped, PoseStamped, TwistStamped
@@ -164,7 +164,7 @@ class DemoDriver:
         self.scene_objects: List[str] = []
         self.T_base_frame = frame_poses(arm.chain.base_link)
         # The demo's static frames heard on /tf_static (its publishers are processes too).
-        self.static_frames: set = set()
+        self.static_frames: Set[str] = set()
         node.create_subscription(TFMessage, '/tf_static', self._on_tf_static, TF_STATIC_QOS)
         node.create_subscription(MarkerArray, 'ros_ik/markers', self._on_markers, RELIABLE)
         self.paths = PathRunner(peer, self.kinematics, arm.chain.base_link)
