@@ -31,9 +31,11 @@ import numpy as np
 import pytest
 from rclpy.duration import Duration
 from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.time import Time
 from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS
-from ros_ik.kinematics.transforms import pose_matrix, rpy_to_matrix, transform
+from ros_ik.kinematics.transforms import pose_error, pose_matrix, rpy_to_matrix, transform
 from ros_ik.tools.static_transform_publisher import static_transform_arguments
+from sensor_msgs.msg import JointState
 from test_closed_loop import bundled_loop, Loop
 
 tf2_msgs = pytest.importorskip(
@@ -61,29 +63,36 @@ def start_static(processes, folder, mount: Tuple, name: str) -> None:
 
 
 class MovingFrame:
-    """world -> ``child`` on /tf at 50 Hz from the test peer, moving along x until stopped."""
+    """world -> ``child`` on /tf at 50 Hz from the test peer, moving along x at ``speed``."""
 
     def __init__(self, loop: Loop, child: str, speed: float) -> None:
         """Start publishing at x = 0.1 m; the frame moves at ``speed`` m/s until stop()."""
         self._node = loop.peer.node
         self.child, self.speed, self.x = child, speed, 0.1
         self.published = 0
+        self.history: List[Tuple[float, float]] = []  # (stamp s, x m) of each message
         self._publisher = self._node.create_publisher(tf2_msgs.TFMessage, '/tf', TF_QOS)
         self._timer = self._node.create_timer(0.02, self._publish)
 
     def _publish(self) -> None:
         self.x += self.speed * 0.02
+        now = self._node.get_clock().now()
         message = TransformStamped()
-        message.header.stamp = self._node.get_clock().now().to_msg()
+        message.header.stamp = now.to_msg()
         message.header.frame_id, message.child_frame_id = 'world', self.child
         message.transform.translation.x = self.x
         message.transform.rotation.w = 1.0
         self._publisher.publish(tf2_msgs.TFMessage(transforms=[message]))
+        self.history.append((now.nanoseconds * 1e-9, self.x))
         self.published += 1
 
-    def T_world_frame(self) -> np.ndarray:
-        """Return the frame's pose in world now (m)."""
-        return pose_matrix((self.x, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0))
+    def T_world_frame(self, stamp: float = math.inf) -> np.ndarray:
+        """Return the frame's pose in world (m) as published at ``stamp`` (s; inf: now)."""
+        x = self.x
+        if math.isfinite(stamp):
+            times, xs = np.array(self.history).T
+            x = float(np.interp(stamp, times, xs))
+        return pose_matrix((x, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0))
 
     def stop(self) -> None:
         """Hold the frame where it is (still published)."""
@@ -130,29 +139,43 @@ def test_a_servo_target_on_a_moving_frame_is_tracked_then_reached(peer, processe
     """
     Check a frame moving at 0.1 m/s on /tf: the servo follows a target fixed on it.
 
+    The target is reached on the frame at rest first: from the moment the frame moves it
+    stays reachable for about 3.5 s (the UR5 stretches), and a target taken late on a busy
+    machine (the transform's discovery) could leave the arm too little of that to catch up.
     While it moves the tool lags the target by v / gain (2 cm: a proportional tracker) plus
     the loop's latency (sim_arm's joint states, the /tf period, the jerk-limited generator
     following a ramp: about 1 cm here), bounded by 2 cm, and the lag does not grow; when
     the frame stops the target is reached to 1 mm; the stream stays within every limit and
-    the strict arm never faults.
+    the strict arm never faults. The lag is measured at each joint state's stamp against
+    the frame as published at that time, so the test's own latency is not counted.
     """
     loop = mounted_loop(peer, processes, tmp_path, mode='servo')
-    moving = MovingFrame(loop, 'conveyor', SPEED)
+    moving = MovingFrame(loop, 'conveyor', 0.0)
     T_base_world = np.linalg.inv(T_of(MOUNT))
     T_base_target = loop.kinematics.tip_pose(GOALS[2])
     T_conveyor_target = (np.linalg.inv(T_base_world @ moving.T_world_frame())
                          @ T_base_target)
     send_in(loop, 'conveyor', T_conveyor_target)
+    loop.wait_for(lambda: loop.error(T_base_target) < 1e-3, 30.0)
+    lags: List[Tuple[float, float]] = []  # (frame x m, lag m) at each joint state
 
-    def tracking_error() -> float:
-        return loop.error(T_base_world @ moving.T_world_frame() @ T_conveyor_target)
-    loop.wait_for(lambda: tracking_error() < 0.03, 30.0)  # caught up with the frame
-    errors: List[float] = []
-    peer.spin_until(lambda: errors.append(tracking_error()) or False, 1.5)
+    def on_state(message: JointState) -> None:
+        stamp = Time.from_msg(message.header.stamp).nanoseconds * 1e-9
+        T_base_goal = T_base_world @ moving.T_world_frame(stamp) @ T_conveyor_target
+        e_p, e_o = pose_error(T_base_goal, loop.kinematics.tip_pose(np.array(message.position)))
+        lags.append((moving.x, max(np.linalg.norm(e_p), np.linalg.norm(e_o))))
+    peer.node.create_subscription(JointState, 'joint_states', on_state, 10)
+    x_start = moving.x
+    moving.speed = SPEED
+    # 1 s to settle into the ramp's steady lag (5 time constants), then 1.5 s measured.
+    assert peer.spin_until(lambda: moving.x > x_start + 2.5 * SPEED, 10.0)
+    errors = [lag for x, lag in lags if x > x_start + SPEED]
+    assert len(errors) > 20, lags
     assert max(errors) < SPEED / 5.0 + 0.02, max(errors)  # gain 5 1/s: the default
     assert np.mean(errors[-10:]) < np.mean(errors[:10]) + 0.005, errors  # not falling behind
     moving.stop()
-    loop.wait_for(lambda: tracking_error() < 1e-3, 30.0)
+    loop.wait_for(lambda: loop.error(T_base_world @ moving.T_world_frame()
+                                     @ T_conveyor_target) < 1e-3, 30.0)
     loop.check_stream(HOME)
 
 
