@@ -80,14 +80,14 @@ class PhysicsWatch:
 
 def test_closed_loop_on_physics_reaches_targets_without_contact(peer, processes, tmp_path):
     """Check three pose targets: reached, 0 contacts, 0 faults, tool error < 2 cm."""
-    processes.start('physics_arm', {**UR5_MODEL, 'initial_positions': HOME, 'strict': True,
-                                    'gains_file': gains_beside(UR5_PATH),
-                                    'robot_description_semantic_file': srdf_beside(UR5_PATH)},
-                    str(tmp_path / 'physics.log'),
-                    ['-r', 'joint_commands:=/ros_ik/joint_commands'])
-    processes.start('ik_node', {**UR5_MODEL, 'velocity_scale': 0.5,
-                                'robot_description_semantic_file': srdf_beside(UR5_PATH)},
-                    str(tmp_path / 'ik.log'))
+    physics = processes.start(
+        'physics_arm', {**UR5_MODEL, 'initial_positions': HOME, 'strict': True,
+                        'gains_file': gains_beside(UR5_PATH),
+                        'robot_description_semantic_file': srdf_beside(UR5_PATH)},
+        str(tmp_path / 'physics.log'), ['-r', 'joint_commands:=/ros_ik/joint_commands'])
+    ik = processes.start('ik_node', {**UR5_MODEL, 'velocity_scale': 0.5,
+                                     'robot_description_semantic_file': srdf_beside(UR5_PATH)},
+                         str(tmp_path / 'ik.log'))
     watch = PhysicsWatch(peer)
     targets = peer.node.create_publisher(PoseStamped, '/ros_ik/target_pose', LATCHED)
     assert peer.spin_until(lambda: watch.states and watch.drives is not None
@@ -109,7 +109,8 @@ def test_closed_loop_on_physics_reaches_targets_without_contact(peer, processes,
     assert watch.faults and watch.faults[-1].data == 0
     assert watch.contacts['contact_events'] == '0'
     assert 0.0 < float(watch.drives['run_tool_tracking_error']) < TOOL_ERROR_BOUND
-    assert float(watch.drives['run_effort_fraction']) < 1.0
+    assert float(watch.drives['run_effort_fraction']) < 1.0, (
+        physics.output()[-3000:], ik.output()[-3000:])
 
 
 def test_scene_object_in_the_path_is_touched_and_reported(peer, processes, tmp_path):
