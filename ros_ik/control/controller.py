@@ -138,6 +138,7 @@ class IkController:
             self.goals.path.resume(self.stream.last_time, self.stream.state)
         dt = self.stream.advance_clock(now, settings)
         notices.extend(self.stepper.start_notices(self.stream.state))
+        self.goals.path.checkpoint()
         choice = self.goals.choose(q_measured, age, now, dt, settings, notices, values)
         step = self.stepper.advance(self.stream.state, choice.goal, dt, settings, notices)
         self.stream.commit(step, settings)
@@ -256,10 +257,14 @@ class IkController:
         Return why the last cycle's command is not to be sent at ``now`` (s), or None.
 
         Asked right before sending it. A JointTrajectory command whose cycle the process
-        stalled inside is taken back (:meth:`CommandStream.withdraw_if_late`) and the
-        notice says so: send nothing. None: send it.
+        stalled inside is taken back (:meth:`CommandStream.withdraw_if_late`), and so is
+        the path's step (:meth:`PathGoals.withdraw`); the notice says so: send nothing.
+        None: send it.
         """
-        return self.stream.withdraw_if_late(now, self.settings)
+        late = self.stream.withdraw_if_late(now, self.settings)
+        if late is not None:
+            self.goals.path.withdraw()
+        return late
 
     def is_at_rest(self) -> bool:
         """

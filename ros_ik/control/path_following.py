@@ -29,7 +29,7 @@ against the path's pose at the commanded path length (position and orientation d
 the task rows), so the result's ``max_deviation`` is what was commanded, not a prediction.
 """
 
-from typing import Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 
@@ -110,6 +110,25 @@ class PathFollower:
                 self._plan_next()
         self._last_time = time
         return state
+
+    def checkpoint(self) -> Dict[str, object]:
+        """
+        Return the follower's state now, for :meth:`restore`.
+
+        Every attribute is replaced, never changed in place, so a shallow copy of them is
+        the whole state.
+        """
+        return dict(vars(self))
+
+    def restore(self, checkpoint: Dict[str, object]) -> None:
+        """
+        Go back to a :meth:`checkpoint`: a cycle whose command was withdrawn unsent.
+
+        JTC executes the previous command's horizon (its stop along the path from that
+        command's time), so the follower continues from that command, as if the withdrawn
+        cycle had not run: a brake after the stall starts where that stop started.
+        """
+        vars(self).update(checkpoint)
 
     def brake(self, reason: str, time: Optional[float] = None) -> None:
         """

@@ -97,6 +97,8 @@ class PathGoals:
         self._user_index = np.zeros(0, dtype=int)  # path waypoint -> waypoint as sent
         self._waypoints = np.zeros((0, 4, 4))  # the path's waypoints as sent, distinct
         self._settings: Optional[Settings] = None
+        # The follower and its state before this cycle's step (None: no follower then).
+        self._checkpoint: Optional[Tuple[PathFollower, Dict[str, object]]] = None
 
     def is_running(self) -> bool:
         """Return whether a path drives the arm (approaching, following or braking)."""
@@ -170,6 +172,16 @@ class PathGoals:
         if self.follower is not None and self.is_running():
             self.follower.task = self._task(self._settings)
             self.follower.brake('new collision scene')
+
+    def checkpoint(self) -> None:
+        """Keep the follower's state before this cycle's step, for :meth:`withdraw`."""
+        follower = self.follower
+        self._checkpoint = None if follower is None else (follower, follower.checkpoint())
+
+    def withdraw(self) -> None:
+        """Take this cycle's step back, its command withdrawn (:meth:`PathFollower.restore`)."""
+        if self._checkpoint is not None and self._checkpoint[0] is self.follower:
+            self.follower.restore(self._checkpoint[1])
 
     def resume(self, time: float, state: MotionState) -> None:
         """After a stall: continue from the state the command stream resumed at ``time``."""

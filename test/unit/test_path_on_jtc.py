@@ -100,15 +100,17 @@ def test_a_stall_on_joint_trajectories_near_a_corner_brakes_and_finishes_the_pat
     assert jtc_peak_acceleration(controller, commands, UR5_HOME) <= 1.0
 
 
-@pytest.mark.parametrize('stall_at', [0.944, 1.573, 2.313])
+@pytest.mark.parametrize('stall_at', [0.729, 0.944, 1.36, 1.573, 1.99, 2.313])
 def test_a_stall_inside_a_cycle_withdraws_its_message_and_finishes_the_path(stall_at):
     """
-    Check a 77 ms stall between a cycle's clock and its publish, near a corner (JTC).
+    Check a 77 ms stall between a cycle's clock and its publish, mid-side and near a corner.
 
     Sent that late, the message would reach JTC on the previous one's brake and JTC would
     jump to it; withdrawn, JTC brakes along the previous one and the node resumes from it:
     the setpoint moves continuously (no step: its speed between 0.1 ms samples within the
-    limit) and within the acceleration limit, and the path ends.
+    limit) and within the acceleration limit, and the path ends. Mid-side (0.729, 1.36,
+    1.99 s) the path's step of the withdrawn cycle was kept: the brake after the stall
+    started one period later than the stop JTC followed, 1500-3500x the acceleration limit.
     """
     controller = started('ur5', UR5_HOME, command_type='joint_trajectory')
     corners = square(controller.arm.kinematics.tip_pose(UR5_HOME), 0.12)
