@@ -152,17 +152,21 @@ class PathFollower:
         A motion none of whose commands moved the arm yet starts at ``time`` as planned; a
         state at rest (a position stream held its last command, or the tail of a
         JointTrajectory stopped) plans the rest of the stretch from there; a moving one (a
-        point of the JointTrajectory tail) follows that tail's brake.
+        point of the JointTrajectory tail) follows that tail's brake. At rest already, the
+        follower starts its next motion no earlier than ``time`` (the stream's time now).
         """
         if self.motion is None:
+            self._last_time = max(self._last_time, time)
             return
         if not state.is_at_rest():
             self.brake('stall', self._last_time)
             return
-        if self._last_time <= self.motion.t0:
+        if self._last_time <= self.motion.t0 and not self.braking:
             # No command of this motion moved the arm yet (the stall was its own planning):
             # the arm rests where it starts, so it starts now as planned (planned again, it
             # stalled the loop again, for ever where planning takes longer than a stall).
+            # Not a brake: it starts moving, at a command already sent (its cycle withdrawn,
+            # restarted now it jumped from the rest JTC reached to that speed: 5223x).
             self.motion = StretchMotion(self.motion.stretch, self.motion.timing, time)
             return
         # The tail the controller followed: the brake from the last command.
@@ -174,7 +178,8 @@ class PathFollower:
             self._final_q, self.s_commanded = state.position.copy(), s
             self._arrived(state.position.copy(), time)
             return
-        self._rest = (s, state.position.copy(), time)
+        self._final_q = state.position.copy()  # held there while a hold lasts
+        self._rest = (s, self._final_q, time)
         if not self.braking:
             self.braking = 'stall'
 
@@ -185,8 +190,16 @@ class PathFollower:
         return candidates[int(np.argmin(np.abs(positions - q).sum(axis=1)))]
 
     def _start_from_rest(self) -> None:
-        """Start the current stretch (or its rest after a brake) from the kept rest state."""
-        s, q, time = self._rest
+        """
+        Start the current stretch (or its rest after a brake) from the kept rest state.
+
+        It starts at the instant of the rest, or at the last command's time if the stream
+        held the rest past it (a hold: the arm lagged, its joint states were stale): started
+        at the rest's instant, its first command would lie that long into the motion, a step
+        from the held rest.
+        """
+        s, q, rest_time = self._rest
+        time = max(rest_time, self._last_time)
         s_start, s_end = self.stretch_bounds
         resumed = s > s_start + 1e-12 or self.braking
         stretch = self._next if (self._next is not None and not resumed) else plan_stretch(

@@ -92,18 +92,26 @@ def joined(parts: List[Points]) -> Horizon:
 
 
 class TrajectoryHorizon:
-    """The last horizon sent and which of its points is the newest command (the anchor)."""
+    """
+    The last horizon sent and which of its points is the newest command (the anchor).
+
+    After a stall the next horizon builds on the sent one cut at the point the stream
+    resumed from (:meth:`resume`), kept apart: the sent one is still what JTC executes, the
+    one a withdrawn message hands back to.
+    """
 
     def __init__(self) -> None:
         """Start with nothing sent."""
         self.sent: Optional[Horizon] = None
         self._anchor = -1
         self._previous: Tuple[Optional[Horizon], int] = (None, -1)  # before the last extend
+        self._resumed: Optional[Tuple[Horizon, int]] = None  # the basis after a stall
 
     def clear(self) -> None:
         """Forget what was sent (a restarted stream starts a new trajectory)."""
         self.sent, self._anchor = None, -1
         self._previous = (None, -1)
+        self._resumed = None
 
     def withdraw(self) -> bool:
         """
@@ -117,6 +125,7 @@ class TrajectoryHorizon:
             return False
         self.sent, self._anchor = previous, anchor
         self._previous = (None, -1)
+        self._resumed = None
         return True
 
     def extend(self, since: float, time: float, state: MotionState, between: Points,
@@ -130,13 +139,14 @@ class TrajectoryHorizon:
         relative to ``time``; :meth:`OnlineGenerator.stop_samples`).
         """
         self._previous = (self.sent, self._anchor)
+        sent, anchor = self._resumed or (self.sent, self._anchor)
+        self._resumed = None
         stop_times, stop_p, stop_v, stop_a = stop
         end = between[0][0] if len(between[0]) else time
         stop_times = np.maximum(stop_times, MIN_POINT_GAP)
         kept = slice(0, 0)
-        sent = self.sent
         if sent is not None:
-            committed = sent.times[:self._anchor + 1]
+            committed = sent.times[:anchor + 1]
             first = min(int(np.searchsorted(committed, since, side='right')) - 1,
                         len(committed) - 1)
             last = int(np.searchsorted(committed, end, side='left'))
@@ -163,7 +173,11 @@ class TrajectoryHorizon:
         That point becomes the anchor: after a stall the controller continues from what
         JTC executed meanwhile, and the next message keeps the sent points up to it. A
         point at rest is held until ``time - period`` (a copy of it is added there), so
-        the next command is one period after it and the segment before is a hold.
+        the next command is one period after it and the segment before is a hold. The sent
+        horizon itself stays whole: if the next message is withdrawn too, JTC goes on
+        along it (its stop), and the stream resumes from it again (cut here, a second
+        resume found the cut point, ~0.1 s old, and jumped to it: 2295x the acceleration
+        limit in JTC's setpoint).
         """
         sent = self.sent
         if sent is None:
@@ -181,7 +195,6 @@ class TrajectoryHorizon:
             point_time = time - period
             parts.append((np.array([point_time]), state.position[None, :],
                           state.velocity[None, :], state.acceleration[None, :]))
-        self.sent = joined(parts)
-        self._anchor = len(self.sent.times) - 1
+        self._resumed = (joined(parts), sum(len(part[0]) for part in parts) - 1)
         self._previous = (None, -1)
         return point_time, state

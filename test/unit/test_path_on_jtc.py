@@ -16,16 +16,18 @@
 Cartesian paths as joint_trajectory_controller (JTC) executes them, through stalls.
 
 The controller's horizons fed to the emulated JTC at their cycles' times (no DDS): its
-setpoint through corners on a jittery timer, a stall of the node near a corner, and a stall
-inside a cycle (its late message withdrawn).
+setpoint through corners on a jittery timer, a stall of the node near a corner, a stall
+inside a cycle (its late message withdrawn), and random stalls and joint-state dropouts in a
+closed loop whose arm is JTC's setpoint.
 """
 
+from dataclasses import dataclass
 from typing import List, Tuple
 
 import numpy as np
 import pytest
 from ros_ik.control.cycle_types import Command
-from ros_ik.control.path_goals import SUCCEEDED
+from ros_ik.control.path_goals import RUNNING, SUCCEEDED
 from ros_ik.node.jtc_emulation import JointTrajectoryControllerEmulation
 from ros_ik.node.messages import joint_trajectory_command
 from ros_ik_testing.ros2_control_loop import EPOCH_NS
@@ -130,3 +132,97 @@ def test_a_stall_inside_a_cycle_withdraws_its_message_and_finishes_the_path(stal
     speed = np.abs(np.diff(positions, axis=0)) / np.diff(times)[:, None]
     assert np.max(speed / controller.limits.velocity) <= 1.0
     assert np.max(np.abs(accelerations) / controller.limits.acceleration) <= 1.0
+
+
+@dataclass(frozen=True)
+class Faults:
+    """Chances per cycle: a stall before it, a stall inside it, a joint-state dropout."""
+
+    stall: float
+    inside: float
+    dropout: float
+
+
+def square_through_faults(seed: int, faults: Faults, seconds: float = 9.0):
+    """
+    Draw the square on an emulated JTC through random faults (for at most ``seconds``).
+
+    The cycles come 0.5-1.5 periods apart. Each cycle, by chance: the next one comes
+    20-250 ms late (the node stalled between cycles); its message is published 20-150 ms
+    after its clock (withdrawn if that is late, else delivered then); the joint states
+    stop for 0.2-0.7 s (past the 0.5 s timeout the node brakes along the path and holds).
+    JTC updates every 0.5 ms; the joint states report its setpoint (the arm). Return the peak
+    |acceleration| / limit of the setpoint, its peak speed / limit between updates, and
+    the path's outcome.
+    """
+    rng = np.random.default_rng(seed)
+    controller = started('ur5', UR5_HOME, command_type='joint_trajectory')
+    send(controller, square(controller.arm.kinematics.tip_pose(UR5_HOME), 0.12))
+    names, limits = controller.arm.chain.joint_names, controller.limits
+    period = 1.0 / controller.settings.update_rate
+    jtc = JointTrajectoryControllerEmulation(names, UR5_HOME, EPOCH_NS)
+    in_flight: List[tuple] = []  # (arrival s, message)
+    clock, peaks = 0.0, np.zeros(2)
+    position = jtc.update(0.0).position
+
+    def execute_until(until: float) -> None:
+        nonlocal clock, position
+        while clock + 5e-4 <= until:
+            clock += 5e-4
+            while in_flight and in_flight[0][0] <= clock:
+                arrival, message = in_flight.pop(0)
+                assert jtc.receive(message, arrival) is None
+            setpoint = jtc.update(clock)
+            speed = np.abs(setpoint.position - position) / 5e-4
+            position = setpoint.position
+            peaks[:] = np.maximum(peaks, (np.max(np.abs(setpoint.acceleration)
+                                                 / limits.acceleration),
+                                          np.max(speed / limits.velocity)))
+
+    now, dropout_until, end = 0.01, -1.0, seconds
+    while now < end:
+        execute_until(now)
+        if now >= dropout_until:
+            if rng.uniform() < faults.dropout:
+                dropout_until = now + rng.uniform(0.2, 0.7)
+            controller.update_joint_state(names, position.copy(), now)
+        command = controller.cycle(now).command
+        published = now + 2e-4
+        if command is not None:
+            if rng.uniform() < faults.inside:
+                published = now + rng.uniform(0.02, 0.15)
+            if controller.withdraw_late_command(published) is None:
+                in_flight.append((published, joint_trajectory_command(
+                    names, command.horizon, EPOCH_NS)))
+        following = now + period * rng.uniform(0.5, 1.5)
+        if rng.uniform() < faults.stall:
+            following += rng.uniform(0.02, 0.25)
+        now = max(following, published + 1e-4)
+        outcome = controller.path_outcome()
+        if outcome is not None and outcome.status != RUNNING:
+            end = min(end, now + 0.3)  # and JTC's setpoint comes to rest
+    execute_until(now)
+    return peaks[0], peaks[1], controller.path_outcome()
+
+
+@pytest.mark.parametrize('seed, faults', [
+    # A hold (stale joint states) past the brake's rest: the rest of the side started at
+    # the rest's instant, its first command that far into the motion (2357x).
+    (3, Faults(0.0, 0.0, 0.01)),
+    # Two withdrawn cycles in a row: the follower, back before the second, started the
+    # next side at the first resume's time, 0.11 s into it (2295x).
+    (0, Faults(0.0, 0.02, 0.0)),
+    # A brake begun in a withdrawn cycle, restarted after the stall as if unmoved (5223x).
+    (14, Faults(0.02, 0.02, 0.01)),
+    # A hold at the rest a stall resumed to held the older rest's joints (33x).
+    (15, Faults(0.04, 0.04, 0.02)),
+    # A withdrawn cycle after a resume: the stream resumed from the sent horizon as cut by
+    # the first resume, not from the stop JTC went on along (2.47x the speed limit).
+    (13, Faults(0.04, 0.04, 0.02)),
+])
+def test_the_square_on_jtc_through_random_stalls_and_dropouts_stays_within_the_limits(
+        seed, faults):
+    """Check JTC's setpoint within the limits and the path done through random faults."""
+    peak_acceleration, peak_speed, outcome = square_through_faults(seed, faults)
+    assert outcome.status == SUCCEEDED and outcome.fraction == pytest.approx(1.0)
+    assert peak_acceleration <= 1.01 and peak_speed <= 1.01
