@@ -55,9 +55,6 @@ POSITION_TOLERANCE = 1e-3  # m, the node's default "reached"
 ORIENTATION_TOLERANCE = 1e-2  # rad
 SCENE_TIMEOUT = 5.0  # s for the IK node to draw a new collision scene
 SETPOINT_PERIOD = 0.002  # s: the emulated controller's update period (JTC at 500 Hz)
-# s: a joint-state sample records the setpoint until this long ago; commands read later
-# than this (this process busy) would be taken after the controller had them.
-EXECUTION_LAG = 0.1
 RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -180,7 +177,10 @@ class DemoDriver:
         That is its cycle's time (the arm's controller takes it within a millisecond), the
         first point's time (its stamp) plus the ``KEEP_PERIODS`` the horizon keeps before
         the clock, or when this process reads it if sooner: the controller executed the
-        previous command until then, however late this process gets to it.
+        previous command until then, however late this process gets to it. Only a new
+        command runs the emulation (up to its arrival), so the emulation never runs ahead
+        of a command this process has not read yet: both times only grow, and one
+        publisher's messages come in order, so the arrivals do too.
         """
         if self.controller is None:
             return
@@ -217,13 +217,12 @@ class DemoDriver:
         self.faults = message.data
 
     def _on_joint_state(self, message: JointState) -> None:
-        """Record a sample: the setpoint's peaks until ``EXECUTION_LAG`` s ago, the measures."""
+        """Record a sample: the setpoint's peaks up to the newest command, the measures."""
         self.latest_q = np.array(message.position)
         if self.controller is None:
             self.controller = JointTrajectoryControllerEmulation(
                 self.arm.chain.joint_names, self.latest_q, self.epoch * 10 ** 9)
             self._executed_until = self._now()
-        self._execute_until(self._now() - EXECUTION_LAG)
         recording = self.recording
         if np.all(self._peaks >= 0.0) or not recording.time:
             self._held = np.maximum(self._peaks, 0.0)
