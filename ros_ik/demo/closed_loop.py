@@ -59,10 +59,10 @@ from ros_ik.control.command_topics import COMMAND_TOPICS
 from ros_ik.control.parameters import Settings
 from ros_ik.demo.driver import DemoDriver, Outcome
 from ros_ik.demo.plot import VELOCITY_SCALE, write_plot
-from ros_ik.demo.reachability import reachability_table
+from ros_ik.demo.reachability import reachability_table, wait_for_node_frames
 from ros_ik.demo.results import (demo_succeeded, format_table, outcome_result, path_summary,
                                  physics_summary)
-from ros_ik.demo.segments import plan_segments, static_transforms
+from ros_ik.demo.segments import frame_poses, plan_segments, static_transforms
 from ros_ik.kinematics.bundled_arms import gains_beside
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
 from ros_ik.kinematics.urdf_errors import UrdfError
@@ -70,6 +70,7 @@ from ros_ik.node.mesh_packages import package_directories
 from ros_ik.tools.arm_selection import add_arm_arguments, load_selected_arm, SelectedArm
 from ros_ik.tools.node_processes import NodeProcess, RosPeer
 from ros_ik.tools.static_transform_publisher import static_transform_arguments
+from sensor_msgs.msg import JointState
 
 
 # The arm is driven as the README tells users to drive a real one: JointTrajectory horizons
@@ -181,6 +182,13 @@ def run_demo(arm: SelectedArm, output_folder: str, timeout: float, laps: int,
             print(f'web view: http://{shown}:{view[1]} (served on {view[0]})', flush=True)
         if not driver.wait_until_ready(30.0):
             print('the simulated arm or the IK node did not come up; see the logs',
+                  file=sys.stderr)
+            return 1
+        seed = JointState(name=list(arm.chain.joint_names),
+                          position=[float(value) for value in driver.latest_q])
+        if not wait_for_node_frames(peer, sorted(frame_poses(arm.chain.base_link)), seed,
+                                    30.0):
+            print("the IK node did not get the demo's TF frames in 30 s; see the logs",
                   file=sys.stderr)
             return 1
         print(reachability_table(peer, segments[:len(segments) // laps],

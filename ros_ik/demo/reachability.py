@@ -24,6 +24,7 @@ solved and the unreachable one refused (a target the node refuses for the table 
 in has solutions here: the table is not in the scene yet).
 """
 
+import time
 from typing import List, Optional, Sequence
 
 from geometry_msgs.msg import PoseStamped
@@ -31,7 +32,9 @@ import numpy as np
 from ros_ik.demo.segments import Segment
 from ros_ik.node.messages import pose_message
 from ros_ik.tools.node_processes import RosPeer
+from ros_ik_msgs.msg import PoseSolutions
 from ros_ik_msgs.srv import SolveIk
+from sensor_msgs.msg import JointState
 
 MAX_SOLUTIONS = 8
 SERVICE_TIMEOUT = 10.0  # s: to find the service, and for each request
@@ -62,6 +65,41 @@ def reachability_table(peer: RosPeer, segments: Sequence[Segment], base_link: st
             for segment, result in zip(kind, response.results):
                 lines.append(_row(segment, result, q_now))
         return '\n'.join(lines)
+    finally:
+        peer.node.destroy_client(client)
+
+
+def wait_for_node_frames(peer: RosPeer, frames: Sequence[str], seed: JointState,
+                         timeout: float) -> bool:
+    """
+    Wait until the IK node transforms a pose in each of ``frames``; return whether in time.
+
+    Asked of ``~/solve_ik`` (one pose at each frame's origin, seeded at ``seed``, every
+    0.1 s), whose frames
+    are the node's TF buffer, the one its targets go through: the demo process hearing the
+    static frames does not mean the node has (each publisher is a process the node
+    discovers on its own; in CI the SO-101's "pose W sent in world" was refused, "frame
+    base_link does not exist in TF", after the demo had heard both frames). Only a
+    ``FRAME_ERROR`` answer means not yet: the poses need not be reachable.
+    """
+    client = peer.node.create_client(SolveIk, 'ros_ik/solve_ik')
+    deadline = time.monotonic() + timeout
+    try:
+        if not client.wait_for_service(timeout_sec=timeout):
+            return False
+        poses = [PoseStamped() for _ in frames]
+        for pose, frame in zip(poses, frames):
+            pose.header.frame_id = frame
+            pose.pose.orientation.w = 1.0
+        request = SolveIk.Request(poses=poses, seed=seed, timeout=0.05)
+        while time.monotonic() < deadline:
+            response = _call(peer, client, request)
+            if response is not None and response.success and all(
+                    result.error_code != PoseSolutions.FRAME_ERROR
+                    for result in response.results):
+                return True
+            peer.spin_for(0.1)
+        return False
     finally:
         peer.node.destroy_client(client)
 
