@@ -75,12 +75,11 @@ def wait_for_node_frames(peer: RosPeer, frames: Sequence[str], seed: JointState,
     Wait until the IK node transforms a pose in each of ``frames``; return whether in time.
 
     Asked of ``~/solve_ik`` (one pose at each frame's origin, seeded at ``seed``, every
-    0.1 s), whose frames
-    are the node's TF buffer, the one its targets go through: the demo process hearing the
-    static frames does not mean the node has (each publisher is a process the node
-    discovers on its own; in CI the SO-101's "pose W sent in world" was refused, "frame
-    base_link does not exist in TF", after the demo had heard both frames). Only a
-    ``FRAME_ERROR`` answer means not yet: the poses need not be reachable.
+    0.1 s), whose frames are the node's TF buffer, the one its targets go through: the
+    demo process hearing the static frames does not mean the node has (each publisher is
+    a process the node discovers on its own; in CI the SO-101's "pose W sent in world" was
+    refused, "frame base_link does not exist in TF", after the demo had heard both
+    frames). Only a ``FRAME_ERROR`` answer means not yet: the poses need not be reachable.
     """
     client = peer.node.create_client(SolveIk, 'ros_ik/solve_ik')
     deadline = time.monotonic() + timeout
