@@ -42,8 +42,9 @@ import numpy as np
 from ros_ik.control.command_history import CommandHistory
 from ros_ik.control.cycle_types import Command, Notice
 from ros_ik.control.parameters import Settings
-from ros_ik.control.trajectory_horizon import (KEEP_PERIODS, POINT_SPACING, Points,
-                                               TAIL_SPACING, TrajectoryHorizon)
+from ros_ik.control.trajectory_horizon import (KEEP_PERIODS, PATH_TAIL_SPACING,
+                                               POINT_SPACING, Points, TrajectoryHorizon)
+from ros_ik.trajectory.jtc_spline import whole_nanoseconds
 from ros_ik.trajectory.online_generator import MotionState, MotionStep, OnlineGenerator
 
 # A gap between cycles longer than this many nominal periods is a stall of the process.
@@ -144,9 +145,16 @@ class CommandStream:
                       'continuing from what the controller executes')
 
     def advance_clock(self, now: float, settings: Settings) -> float:
-        """Move the command time to ``now + lead``; return the step ``dt`` (s, never < 0)."""
-        dt = max(now + self.lead(settings) - self.last_time, 0.0)
-        self.last_time += dt
+        """
+        Move the command time to ``now + lead``; return the step ``dt`` (s, never < 0).
+
+        The command time is a whole nanosecond (:func:`whole_nanoseconds`), as a
+        JointTrajectory names it: the stop a horizon carries after the command has its
+        rows at whole nanoseconds after it, so the message names the instants they describe.
+        """
+        time = max(float(whole_nanoseconds(now + self.lead(settings))), self.last_time)
+        dt = time - self.last_time
+        self.last_time = time
         return dt
 
     def commit(self, step: MotionStep, settings: Settings) -> None:
@@ -171,13 +179,13 @@ class CommandStream:
         if self._horizon is not None:
             if path is not None:
                 between = self._points_between(path.samples, dt)
-                stop = path.stop_samples(self.last_time, TAIL_SPACING)
+                stop = path.stop_samples(self.last_time, PATH_TAIL_SPACING)
             else:
                 start = self.last_time - dt
                 between = self._points_between(
                     None if step.plan is None else
                     lambda times: generator.between(step.plan, times - start), dt)
-                stop = generator.stop_samples(state, TAIL_SPACING)
+                stop = generator.stop_samples(state)
             horizon = self._horizon.extend(now - KEEP_PERIODS / settings.update_rate,
                                            self.last_time, state, between, stop)
         return Command(state.position, state.velocity, state.acceleration, dt, self.last_time,

@@ -66,6 +66,7 @@ from ros_ik.control.parameters import Settings
 from ros_ik.control.servo_recovery import (moving_on, ProgressWatch, RESUME_SIGMA_FACTOR,
                                            ServoRecovery, stuck_reason)
 from ros_ik.kinematics.servo_step import ServoOptions, ServoStep
+from ros_ik.trajectory.jtc_spline import whole_nanoseconds
 from ros_ik.trajectory.online_generator import MotionState
 
 STALL_SPEED = 1e-4  # rad/s: below this the servo counts as stopped
@@ -330,8 +331,10 @@ class ServoGoals:
         same_joints = kept is not None and q.tobytes() == kept.q_from.tobytes()
         if kept is None or not (same_joints or time < self._held_until):
             kept = self._motion.keep(inputs, self._computed(q, target, mask, settings))
-            # half a period short of SERVO_PERIOD: timer jitter never stretches the hold
-            self._held_until = time + SERVO_PERIOD - 0.5 / settings.update_rate
+            # half a period short of SERVO_PERIOD: timer jitter never stretches the hold;
+            # in whole nanoseconds, as the command times (CommandStream.advance_clock)
+            self._held_until = float(whole_nanoseconds(
+                time + SERVO_PERIOD - 0.5 / settings.update_rate))
         return kept
 
     def _computed(self, q: np.ndarray, target: Target, mask: Tuple[bool, ...],

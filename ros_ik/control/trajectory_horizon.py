@@ -25,10 +25,12 @@ commands the state for ``now + lead``, and its message carries
 2. the new command at ``now + lead``, preceded by states of the step that led to it every
    ``POINT_SPACING`` s (JTC splines between points: dense points keep its quintic on the
    generator's motion where the jerk switches within a cycle),
-3. the hardest stop from it, every ``TAIL_SPACING`` s, ending at rest (velocity and
-   acceleration exactly 0, as JTC's default ``allow_nonzero_velocity_at_trajectory_end:
-   false`` requires), and the rest point again ``HOLD`` s later (JTC rejects a trajectory
-   that ends before it arrives).
+3. the hardest stop from it, ending at rest (velocity and acceleration exactly 0, as JTC's
+   default ``allow_nonzero_velocity_at_trajectory_end: false`` requires), and the rest
+   point again ``HOLD`` s later (JTC rejects a trajectory that ends before it arrives).
+   The generator's stop is given at its jerk switches only (JTC's quintic between them is
+   the stop itself: :meth:`OnlineGenerator.stop_samples`), a Cartesian path's stop along
+   the path every ``PATH_TAIL_SPACING`` s.
 
 A message delivered up to ``lead - 1 / update_rate`` late switches JTC between two
 trajectories that agree on the segment it is in, so the setpoint stays continuous (JTC's
@@ -50,15 +52,20 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
+from ros_ik.trajectory.jtc_spline import spline, whole_nanoseconds
 from ros_ik.trajectory.online_generator import MotionState
 
 POINT_SPACING = 0.002  # s: at most this between the committed points (a 500 Hz controller)
-# s between the points of the stop after the newest command. JTC executes the stop when
-# messages stop coming (a stall); its quintic between points through the stop's jerk
-# switches reaches about 1.10x the acceleration limit at 5 ms spacing and 1.04x at 2 ms
-# (Panda limits, 300 random states).
-TAIL_SPACING = POINT_SPACING
+# s between the points of a Cartesian path's stop after the newest command. JTC executes
+# the stop when messages stop coming (a stall); its quintic between points through the
+# stop's jerk switches reaches about 1.10x the acceleration limit at 5 ms spacing and 1.04x
+# at 2 ms (Panda limits, 300 random states).
+PATH_TAIL_SPACING = POINT_SPACING
 KEEP_PERIODS = 2.0  # committed commands this many periods before the clock stay in a message
+# s: the shortest segment a resumed stream adds inside a sent one (JTC's quintic over a
+# segment T s long moves its acceleration by about 5.8 |v| 0.5e-9 / T^2 for a stamp
+# rounded by 0.5 ns: 0.01 rad/s^2 at 1 ms and 3 rad/s).
+MIN_SEGMENT = 0.5 * POINT_SPACING
 # Points closer than this (s) would share a nanosecond stamp: a stop shorter than this is
 # stretched to it (it moves less than a_max MIN_POINT_GAP^2, far below a nanometre).
 MIN_POINT_GAP = 1e-6
@@ -168,16 +175,20 @@ class TrajectoryHorizon:
 
     def resume(self, time: float, period: float) -> Optional[Tuple[float, MotionState]]:
         """
-        Return the last sent point at or before ``time`` as (its time, state); None if none.
+        Return the state JTC executes at ``time - period`` along the sent horizon (its time).
 
         That point becomes the anchor: after a stall the controller continues from what
-        JTC executed meanwhile, and the next message keeps the sent points up to it. A
-        point at rest is held until ``time - period`` (a copy of it is added there), so
-        the next command is one period after it and the segment before is a hold. The sent
-        horizon itself stays whole: if the next message is withdrawn too, JTC goes on
-        along it (its stop), and the stream resumes from it again (cut here, a second
-        resume found the cut point, ~0.1 s old, and jumped to it: 2295x the acceleration
-        limit in JTC's setpoint).
+        JTC executed meanwhile, and the next message keeps the sent points up to it. It is
+        the last sent point at or before ``time`` where that is less than ``period`` (or
+        ``MIN_SEGMENT``) before it, else JTC's spline between that point and the next one
+        at ``time - period`` (added as a point, at a whole nanosecond, at least
+        ``MIN_SEGMENT`` from both): the generator's stop has points at its jerk switches
+        only, tenths of a second apart, and the next command then follows one period after
+        a state JTC passed, as after a cycle in time. A point at rest is held until ``time
+        - period`` (a copy of it is added there). The sent horizon itself stays whole: if
+        the next message is withdrawn too, JTC goes on along it (its stop), and the stream
+        resumes from it again (cut here, a second resume found the cut point, ~0.1 s old,
+        and jumped to it: 2295x the acceleration limit in JTC's setpoint).
         """
         sent = self.sent
         if sent is None:
@@ -185,16 +196,43 @@ class TrajectoryHorizon:
         index = int(np.searchsorted(sent.times, time, side='right')) - 1
         if index < 0:
             return None
-        state = MotionState(sent.positions[index].copy(), sent.velocities[index].copy(),
-                            sent.accelerations[index].copy())
+        state = self._point(index)
         point_time = float(sent.times[index])
         kept = slice(0, index + 1)
         parts = [(sent.times[kept], sent.positions[kept], sent.velocities[kept],
                   sent.accelerations[kept])]
-        if state.is_at_rest() and time - period > point_time + MIN_POINT_GAP:
-            point_time = time - period
+        resumed_time = None
+        if state.is_at_rest():
+            if time - period > point_time + MIN_POINT_GAP:
+                resumed_time = time - period  # a hold: any segment length is exact
+        elif index + 1 < len(sent.times):  # inside a segment (a horizon ends at rest)
+            latest = float(whole_nanoseconds(min(time - period,
+                                                 sent.times[index + 1] - MIN_SEGMENT)))
+            if latest - point_time >= MIN_SEGMENT:
+                resumed_time = latest
+                state = self._spline_at(index, latest)
+        if resumed_time is not None:
+            point_time = resumed_time
             parts.append((np.array([point_time]), state.position[None, :],
                           state.velocity[None, :], state.acceleration[None, :]))
         self._resumed = (joined(parts), sum(len(part[0]) for part in parts) - 1)
         self._previous = (None, -1)
         return point_time, state
+
+    def _point(self, index: int) -> MotionState:
+        """Return a copy of the sent point ``index`` as a state."""
+        sent = self.sent
+        return MotionState(sent.positions[index].copy(), sent.velocities[index].copy(),
+                           sent.accelerations[index].copy())
+
+    def _spline_at(self, index: int, time: float) -> MotionState:
+        """Return JTC's state at ``time`` (s) between the sent points ``index`` and next."""
+        sent, following = self.sent, index + 1
+        setpoint = spline(float(sent.times[index]), (sent.positions[index],
+                                                     sent.velocities[index],
+                                                     sent.accelerations[index]),
+                          float(sent.times[following]), (sent.positions[following],
+                                                         sent.velocities[following],
+                                                         sent.accelerations[following]),
+                          time)
+        return MotionState(setpoint.position, setpoint.velocity, setpoint.acceleration)

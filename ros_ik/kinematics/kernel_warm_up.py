@@ -64,7 +64,7 @@ def warm_up_kernels() -> float:
     moving = generator.step(MotionState.at_rest(q), q + 0.1, 0.01)
     generator.brake_step(moving.state, 0.01).state.is_finite()
     generator.between(moving.plan, np.array([0.005]))
-    generator.stop_samples(moving.state, 0.01)
+    generator.stop_samples(moving.state)
     nearest_row_distance(np.zeros((2, n)), 0, 2, q, np.zeros(n, dtype=bool))
     kinematics.link_poses(q)
     speed_scale(q, np.ones(n))

@@ -44,18 +44,10 @@ from dataclasses import dataclass, replace
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
+from ros_ik.trajectory.jtc_spline import Setpoint, spline
 from trajectory_msgs.msg import JointTrajectory
 
 FLOAT_EPSILON = float(np.finfo(np.float32).eps)  # JTC: std::numeric_limits<float>::epsilon()
-
-
-@dataclass(frozen=True)
-class Setpoint:
-    """The controller's reference (n,) per joint: position, velocity, acceleration."""
-
-    position: np.ndarray
-    velocity: np.ndarray
-    acceleration: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -71,45 +63,6 @@ class ActiveTrajectory:
     positions: np.ndarray
     velocities: Optional[np.ndarray]
     accelerations: Optional[np.ndarray]
-
-
-def spline(t0: float, start: Tuple[np.ndarray, Optional[np.ndarray], Optional[np.ndarray]],
-           t1: float, end: Tuple[np.ndarray, Optional[np.ndarray], Optional[np.ndarray]],
-           t: float) -> Setpoint:
-    """
-    Return JTC's interpolation between two points at ``t`` (``t0 <= t <= t1``).
-
-    Quintic where both points have accelerations (the unique quintic matching position,
-    velocity and acceleration at both ends), cubic where both have velocities (Hermite),
-    else linear; ``t1 == t0`` gives the end point.
-    """
-    p0, v0, a0 = start
-    p1, v1, a1 = end
-    T = t1 - t0
-    if T <= 0.0:
-        zeros = np.zeros_like(p1)
-        return Setpoint(p1.copy(), v1.copy() if v1 is not None else zeros,
-                        a1.copy() if a1 is not None else zeros)
-    s = t - t0
-    if v0 is None or v1 is None:
-        slope = (p1 - p0) / T
-        return Setpoint(p0 + slope * s, slope, np.zeros_like(p0))
-    if a0 is None or a1 is None:
-        c2 = (3.0 * (p1 - p0) - (2.0 * v0 + v1) * T) / T ** 2
-        c3 = (2.0 * (p0 - p1) + (v0 + v1) * T) / T ** 3
-        coefficients = [p0, v0, c2, c3, np.zeros_like(p0), np.zeros_like(p0)]
-    else:
-        dp = p1 - p0
-        c3 = (20.0 * dp - (8.0 * v1 + 12.0 * v0) * T - (3.0 * a0 - a1) * T ** 2) / (2.0 * T ** 3)
-        c4 = (-30.0 * dp + (14.0 * v1 + 16.0 * v0) * T + (3.0 * a0 - 2.0 * a1) * T ** 2) / (
-            2.0 * T ** 4)
-        c5 = (12.0 * dp - 6.0 * (v1 + v0) * T - (a0 - a1) * T ** 2) / (2.0 * T ** 5)
-        coefficients = [p0, v0, 0.5 * a0, c3, c4, c5]
-    c0, c1, c2, c3, c4, c5 = coefficients
-    position = c0 + s * (c1 + s * (c2 + s * (c3 + s * (c4 + s * c5))))
-    velocity = c1 + s * (2.0 * c2 + s * (3.0 * c3 + s * (4.0 * c4 + s * 5.0 * c5)))
-    acceleration = 2.0 * c2 + s * (6.0 * c3 + s * (12.0 * c4 + s * 20.0 * c5))
-    return Setpoint(position, velocity, acceleration)
 
 
 class JointTrajectoryControllerEmulation:

@@ -63,10 +63,11 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_ik.control.command_topics import COMMAND_TOPICS
 from ros_ik.node.chain_parameters import declare_and_load_chain, declare_and_load_motion_limits
-from ros_ik.node.jtc_emulation import JointTrajectoryControllerEmulation, Setpoint
+from ros_ik.node.jtc_emulation import JointTrajectoryControllerEmulation
 from ros_ik.node.messages import COMMAND_MESSAGES
 from ros_ik.node.throttled_log import KeyedThrottle
 from ros_ik.sim.command_reference import CommandReference, spanning
+from ros_ik.trajectory.jtc_spline import Setpoint
 from ros_ik.trajectory.stream_check import divided_differences
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, UInt32

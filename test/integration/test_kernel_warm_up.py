@@ -55,7 +55,7 @@ with event.install_recorder('numba:compile') as later:
     moving = moving_step.state
     generator.brake_step(moving, 0.013).state.is_finite()
     generator.between(moving_step.plan, np.array([0.002, 0.004]))
-    generator.stop_samples(moving, 0.005)
+    generator.stop_samples(moving)
     nearest_row_distance(np.zeros((3, n)), 1, 3, q, np.ones(n, dtype=bool))
     solver.kinematics.link_poses(q)
     pose_error(T_base_target, solver.kinematics.tip_pose(np.stack([q, q])))

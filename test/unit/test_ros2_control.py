@@ -28,8 +28,9 @@ import numpy as np
 import pytest
 from ros_ik.control.trajectory_horizon import HOLD
 from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS
-from ros_ik.node.jtc_emulation import JointTrajectoryControllerEmulation, spline
+from ros_ik.node.jtc_emulation import JointTrajectoryControllerEmulation
 from ros_ik.node.messages import joint_trajectory_command
+from ros_ik.trajectory.jtc_spline import spline
 from ros_ik_testing.reach_loop import bundled_controller
 from ros_ik_testing.ros2_control_loop import (EPOCH_NS, LoopFaults, run_random_targets,
                                               setpoint_peaks, wall_speed)
