@@ -35,6 +35,7 @@ from ros_ik.collision.scene import parse_scene
 from ros_ik.control.command_topics import COMMAND_TOPICS
 from ros_ik.control.parameters import Settings
 from ros_ik.control.trajectory_horizon import KEEP_PERIODS
+from ros_ik.demo.jog_runner import JogRunner
 from ros_ik.demo.path_runner import PathRunner
 from ros_ik.demo.segments import frame_poses, Segment, static_transforms
 from ros_ik.kinematics.chain_kinematics import ChainKinematics
@@ -56,6 +57,11 @@ ORIENTATION_TOLERANCE = 1e-2  # rad
 SCENE_TIMEOUT = 5.0  # s for the IK node to draw a new collision scene
 SETPOINT_PERIOD = 0.002  # s: the emulated controller's update period (JTC at 500 Hz)
 RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+# The commands: the emulated controller needs every one. With 10 kept, a demo process
+# starved for more than 0.1 s beside a CPU hog lost commands the arm had executed, and its
+# emulation jumped from the stop of the last one it read to the next (a 6.7 cm step at the
+# UR5's tool in 2 ms, read as a commanded tool speed of 34 m/s in the square).
+EVERY_COMMAND = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
@@ -133,8 +139,9 @@ class DemoDriver:
         self._executed_until = 0.0
         self._peaks = np.full(2, -1.0)
         self._held = np.zeros(2)
-        # s: a horizon starts this long before its cycle (the node's default update rate)
-        self._kept_before_clock = KEEP_PERIODS / Settings().update_rate
+        # The node's (default) update rate, Hz; a horizon starts KEEP_PERIODS before its cycle.
+        self._update_rate = Settings().update_rate
+        self._kept_before_clock = KEEP_PERIODS / self._update_rate
         self.faults = 0
         self.status: Optional[DiagnosticStatus] = None
         self.contact_events = 0  # physics: contact events so far
@@ -144,7 +151,7 @@ class DemoDriver:
         node.create_subscription(JointState, 'joint_states', self._on_joint_state, RELIABLE)
         node.create_subscription(JointTrajectory,
                                  'ros_ik/' + COMMAND_TOPICS['joint_trajectory'],
-                                 self._on_trajectory, RELIABLE)
+                                 self._on_trajectory, EVERY_COMMAND)
         node.create_subscription(Float64, 'ros_ik/manipulability', self._on_manipulability,
                                  RELIABLE)
         node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
@@ -165,6 +172,8 @@ class DemoDriver:
         node.create_subscription(TFMessage, '/tf_static', self._on_tf_static, TF_STATIC_QOS)
         node.create_subscription(MarkerArray, 'ros_ik/markers', self._on_markers, RELIABLE)
         self.paths = PathRunner(peer, self.kinematics, arm.chain.base_link)
+        self.jogs = JogRunner(peer, self.kinematics, self.twist_publisher, self._now,
+                              lambda: self.latest_q, self._update_rate)
 
     def _now(self) -> float:
         """Return the time (s since ``epoch``) on the clock of the commands' stamps."""
@@ -185,6 +194,7 @@ class DemoDriver:
         if self.controller is None:
             return
         stamp = (message.header.stamp.sec - self.epoch) + message.header.stamp.nanosec * 1e-9
+        self.jogs.cycle(stamp + self._kept_before_clock)
         arrival = min(stamp + self._kept_before_clock, self._now())
         self._execute_until(arrival)
         self.controller.receive(message, arrival)
@@ -301,7 +311,7 @@ class DemoDriver:
             return replace(outcome, report=result.message if result is not None else
                            'no result from ~/follow_path')
         if segment.jog_velocity is not None:
-            covered, moving, deviation = self._jog(segment)
+            covered, moving, deviation = self.jogs.run(segment)
             done = not covered if segment.stops else covered and moving
             return self._outcome(segment, first_sample, segment.jog_seconds if done else None,
                                  False, deviation, 0.0)
@@ -342,33 +352,6 @@ class DemoDriver:
                                 orientation_error)
         return replace(outcome, refused=reported and 'refused' in self.status.message,
                        report=self.status.message if self.status is not None else '')
-
-    def _jog(self, segment: Segment) -> tuple:
-        """
-        Stream the segment's twist at 50 Hz; return (covered, moving, largest deviation m).
-
-        ``covered``: the tool covered at least 80 % of the commanded distance; ``moving``:
-        its progress never stalled for 0.25 s.
-        """
-        message = TwistStamped()
-        message.header.frame_id = self.arm.chain.base_link
-        velocity = segment.jog_velocity
-        message.twist.linear.x, message.twist.linear.y, message.twist.linear.z = (
-            float(v) for v in velocity)
-        direction = velocity / np.linalg.norm(velocity)
-        tip_start = self.kinematics.tip_pose(self.latest_q)[:3, 3]
-        along, deviation = [], [0.0]
-        end = time.monotonic() + segment.jog_seconds
-        while time.monotonic() < end:
-            self.twist_publisher.publish(message)
-            self.peer.spin_for(0.02)
-            offset = self.kinematics.tip_pose(self.latest_q)[:3, 3] - tip_start
-            along.append(float(offset @ direction))
-            deviation.append(float(np.linalg.norm(offset - along[-1] * direction)))
-        self.peer.spin_for(0.5)  # jog_timeout: the arm comes to rest
-        covered = along[-1] >= 0.8 * np.linalg.norm(velocity) * segment.jog_seconds
-        moving = all(b > a for a, b in zip(along[25::12], along[37::12]))
-        return covered, moving, max(deviation)
 
     def _outcome(self, segment: Segment, first_sample: int, time_to_reach: Optional[float],
                  reported: bool, position_error: float, orientation_error: float) -> Outcome:

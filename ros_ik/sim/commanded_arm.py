@@ -24,9 +24,10 @@ joint_trajectory_controller with its default parameters does
 sampled at every update of the loop, the last point held; a rejected message is logged as
 JTC logs it and counted on the latched ``~/rejected_trajectories``); ``commands``:
 Float64MultiArray in chain order) and publishes ``joint_states`` at ``state_rate``,
-describing the arm ``state_delay`` s ago, while ``publish_states`` is true: the latency,
-rate and outages of a real driver. How the arm follows the reference is a subclass's
-:meth:`CommandedArm._step`, run at ``rate``: :mod:`ros_ik.sim.sim_arm` (kinematic) or
+describing the arm ``state_delay`` s ago (stamped with that state's time), while
+``publish_states`` is true: the latency, rate and outages of a real driver. How the arm
+follows the reference is a subclass's :meth:`CommandedArm._step`, run at ``rate``:
+:mod:`ros_ik.sim.sim_arm` (kinematic) or
 :mod:`ros_ik.sim.physics_arm` (MuJoCo).
 
 The reference: the emulated controller's setpoint while a trajectory is active; else the
@@ -61,6 +62,7 @@ import numpy as np
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.time import Time
 from ros_ik.control.command_topics import COMMAND_TOPICS
 from ros_ik.node.chain_parameters import declare_and_load_chain, declare_and_load_motion_limits
 from ros_ik.node.jtc_emulation import JointTrajectoryControllerEmulation
@@ -350,13 +352,16 @@ class CommandedArm(Node):
         """Move the arm by one loop period toward the reference; publish its state."""
         raise NotImplementedError
 
-    def _publish_state(self, effort: Optional[np.ndarray] = None) -> None:
+    def _publish_state(self, now: float, effort: Optional[np.ndarray] = None) -> None:
         """
         Publish joint_states every ``state_every`` steps, as of ``state_delay`` s ago.
 
-        ``effort`` (n,): the drives' efforts (N m or N) at this step, if the arm knows them.
+        ``now`` (s, node clock since start): the time of the arm's state (:attr:`q`,
+        :attr:`velocity`), which the message's stamp says, not the time it is published
+        (a process preempted between the two would stamp the state late by as long, and
+        the positions read against their stamps would jump back and forth). ``effort``
+        (n,): the drives' efforts (N m or N) at this step, if the arm knows them.
         """
-        now = self._now()
         self._past.append((now, self.q.copy(), self.velocity.copy(), effort))
         delay = self.get_parameter('state_delay').value
         while len(self._past) > 1 and self._past[1][0] <= now - delay:
@@ -364,9 +369,9 @@ class CommandedArm(Node):
         self._steps += 1
         if self._steps % self._state_every or not self.get_parameter('publish_states').value:
             return
-        _, q, velocity, effort = self._past[0]
+        state_time, q, velocity, effort = self._past[0]
         message = JointState()
-        message.header.stamp = self.get_clock().now().to_msg()
+        message.header.stamp = Time(nanoseconds=self._epoch_ns + round(state_time * 1e9)).to_msg()
         message.name = list(self.chain.joint_names)
         message.position = [float(v) for v in q]
         message.velocity = [float(v) for v in velocity]

@@ -244,7 +244,7 @@ class PhysicsArm(CommandedArm):
             self._reference = end
         self.q, self.velocity = simulation.q, simulation.velocity
         self._measure(end[0])
-        self._publish_state(simulation.effort)
+        self._publish_state(reached, simulation.effort)
 
     def _measure(self, q_ref: np.ndarray) -> None:
         """Sample tracking, saturation and contacts; log new contacts; strict faults."""

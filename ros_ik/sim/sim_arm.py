@@ -48,7 +48,7 @@ class SimArm(CommandedArm):
         setpoint = self._trajectory_setpoint(now)
         if setpoint is not None:  # the arm is exactly at the setpoint
             self.q, self.velocity = self._command.target.copy(), setpoint.velocity.copy()
-            self._publish_state()
+            self._publish_state(now)
             return
         dt, limits = self._dt, self.limits
         reference, reference_velocity = self._command_reference(now + dt)
@@ -63,7 +63,7 @@ class SimArm(CommandedArm):
         q_next = np.clip(self.q + (self.velocity + change) * dt, lower, upper)
         self.velocity = (q_next - self.q) / dt
         self.q = q_next
-        self._publish_state()
+        self._publish_state(now)
 
 
 def main(args: Optional[List[str]] = None) -> int:

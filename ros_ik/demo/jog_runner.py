@@ -1,0 +1,124 @@
+# Copyright 2026 ros_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+"""
+The demo's jog segments: a twist streamed at 50 Hz, and whether the tool kept advancing.
+
+A jog is judged over the IK node's control cycles (the cycle times of its commands), not
+wall time: beside a CPU hog the node's process runs fewer cycles, and between them the
+controller executes the stop its last command ends with. That pause is the machine's; a
+tool that stands still while the node runs its cycles is the jog stalling.
+"""
+
+from typing import Callable, List, Optional, Tuple
+
+from geometry_msgs.msg import TwistStamped
+import numpy as np
+from rclpy.publisher import Publisher
+from ros_ik.demo.segments import Segment
+from ros_ik.kinematics.chain_kinematics import ChainKinematics
+from ros_ik.tools.node_processes import RosPeer
+
+JOG_PERIOD = 0.02  # s between twists (50 Hz) and between progress samples
+JOG_WINDOW = 0.25  # s of the node's cycles in which a jog's tool must advance
+JOG_RAMP = 0.5  # s from a jog's start before its progress is checked (the ramp-up)
+JOG_STARVED_FACTOR = 2.0  # a jog streams at most this many times its seconds of cycles
+JOG_STRETCHED = 1.1  # a jog this many times as long as its seconds is reported
+JOG_SETTLE = 0.5  # s after the last twist: jog_timeout passes, the arm comes to rest
+COVERED = 0.8  # of the commanded distance: a jog that covered it went through
+
+
+def progress_never_stalls(times: np.ndarray, along: np.ndarray, cycles: np.ndarray,
+                          window_cycles: int, after: float) -> bool:
+    """
+    Return whether the tool advanced over every stretch that spans ``window_cycles`` cycles.
+
+    ``times`` (k,) s and ``along`` (k,) m: the samples of the tool's progress along the
+    jog; ``cycles`` (sorted, s): the IK node's control cycles (its commands). From each
+    sample at or after ``after`` s, the first later sample with ``window_cycles`` more
+    cycles up to it must be farther along. A stretch in which the node ran no cycle (its
+    process starved: the controller executes the last command's stop) is not the jog
+    stalling; one in which it ran them and the tool stood still is.
+    """
+    counts = np.searchsorted(cycles, times, side='right')  # cycles up to each sample
+    for i in np.flatnonzero(times >= after):
+        j = int(np.searchsorted(counts, counts[i] + window_cycles))
+        if j < len(times) and along[j] <= along[i]:
+            return False
+    return True
+
+
+class JogRunner:
+    """Streams a segment's twist and samples the tool's progress along it."""
+
+    def __init__(self, peer: RosPeer, kinematics: ChainKinematics, publisher: Publisher,
+                 now: Callable[[], float], measured: Callable[[], np.ndarray],
+                 update_rate: float) -> None:
+        """
+        Jog through ``publisher`` (TwistStamped, base frame).
+
+        ``now``: the clock of the commands' stamps (s); ``measured``: the arm's latest
+        joints; ``update_rate``: the IK node's control rate (Hz).
+        """
+        self.peer = peer
+        self.kinematics = kinematics
+        self.publisher = publisher
+        self.now = now
+        self.measured = measured
+        self.update_rate = update_rate
+        self._cycles: Optional[List[float]] = None  # during a jog: its commands' cycles
+
+    def cycle(self, cycle_time: float) -> None:
+        """Count a command of the IK node, of its control cycle at ``cycle_time`` (s)."""
+        if self._cycles is not None:
+            self._cycles.append(cycle_time)
+
+    def run(self, segment: Segment) -> Tuple[bool, bool, float]:
+        """
+        Stream the segment's twist; return (covered, moving, largest deviation m).
+
+        The twist streams until the IK node has run ``jog_seconds`` of control cycles, at
+        most ``JOG_STARVED_FACTOR`` times as long (said when over ``JOG_STRETCHED``).
+        ``covered``: the tool covered ``COVERED`` of the commanded distance; ``moving``:
+        its progress never stalled for ``JOG_WINDOW`` s of the node's cycles
+        (:func:`progress_never_stalls`); the deviation is off the jog's line.
+        """
+        message = TwistStamped()
+        message.header.frame_id = self.kinematics.chain.base_link
+        velocity = segment.jog_velocity
+        message.twist.linear.x, message.twist.linear.y, message.twist.linear.z = (
+            float(v) for v in velocity)
+        direction = velocity / np.linalg.norm(velocity)
+        tip_start = self.kinematics.tip_pose(self.measured())[:3, 3]
+        times, along, deviation = [], [], [0.0]
+        start = self.now()
+        self._cycles = []
+        while (len(self._cycles) < segment.jog_seconds * self.update_rate
+               and self.now() < start + JOG_STARVED_FACTOR * segment.jog_seconds):
+            self.publisher.publish(message)
+            self.peer.spin_for(JOG_PERIOD)
+            offset = self.kinematics.tip_pose(self.measured())[:3, 3] - tip_start
+            times.append(self.now())
+            along.append(float(offset @ direction))
+            deviation.append(float(np.linalg.norm(offset - along[-1] * direction)))
+        cycles, self._cycles = np.array(self._cycles), None
+        if times[-1] - start > JOG_STRETCHED * segment.jog_seconds:
+            print(f'({times[-1] - start:.1f} s for {len(cycles) / self.update_rate:.1f} s '
+                  "of the IK node's cycles: its process was starved) ", end='', flush=True)
+        self.peer.spin_for(JOG_SETTLE)
+        covered = along[-1] >= COVERED * np.linalg.norm(velocity) * segment.jog_seconds
+        moving = progress_never_stalls(np.array(times), np.array(along), cycles,
+                                       round(JOG_WINDOW * self.update_rate), start + JOG_RAMP)
+        return covered, moving, max(deviation)
