@@ -60,8 +60,10 @@ RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 # The commands: the emulated controller needs every one. With 10 kept, a demo process
 # starved for more than 0.1 s beside a CPU hog lost commands the arm had executed, and its
 # emulation jumped from the stop of the last one it read to the next (a 6.7 cm step at the
-# UR5's tool in 2 ms, read as a commanded tool speed of 34 m/s in the square).
-EVERY_COMMAND = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+# UR5's tool in 2 ms, read as a commanded tool speed of 34 m/s in the square). 1 s of them
+# (at the default 100 Hz) bridge such stalls; with 1000 kept (tried), the process, starved
+# for long, fell ever further behind them (8 s in one run beside the hog).
+EVERY_COMMAND = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
@@ -173,7 +175,8 @@ class DemoDriver:
         node.create_subscription(MarkerArray, 'ros_ik/markers', self._on_markers, RELIABLE)
         self.paths = PathRunner(peer, self.kinematics, arm.chain.base_link)
         self.jogs = JogRunner(peer, self.kinematics, self.twist_publisher, self._now,
-                              lambda: self.latest_q, self._update_rate)
+                              lambda: self.latest_q, self._update_rate,
+                              Settings().jog_timeout)
 
     def _now(self) -> float:
         """Return the time (s since ``epoch``) on the clock of the commands' stamps."""
