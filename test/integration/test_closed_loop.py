@@ -47,6 +47,10 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import UInt32
 
 RELIABLE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+# The stream is checked whole: 10 s of commands (100 Hz) wait while this process is busy (a
+# 100k-waypoint Path takes 0.5 s to publish on a quiet machine; with 1 s kept, a Jazzy CI
+# run lost commands meanwhile and read the gap as a stall the node had not reported).
+EVERY_COMMAND = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
 VELOCITY_SCALE = 0.5
@@ -98,7 +102,7 @@ class Loop:
         self.status = None
         node = peer.node
         commands = node.create_subscription(JointState, '/ros_ik/joint_commands',
-                                            self._on_command, RELIABLE)
+                                            self._on_command, EVERY_COMMAND)
         node.create_subscription(JointState, 'joint_states', self._on_state, RELIABLE)
         node.create_subscription(UInt32, '/sim_arm/faults',
                                  lambda message: self.faults.append(message.data), LATCHED)
