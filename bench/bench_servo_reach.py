@@ -26,8 +26,10 @@ it prints: the smallest singular value of the task Jacobian at the start, target
 within ``SECONDS`` s (tolerances 1 mm and 0.01 rad), the servo's recoveries (escapes from a
 singular configuration, fallbacks from a joint limit or local minimum), the median and
 largest time to reach, the targets solve mode reached from the same start and its median
-time, the ratio of the medians, and the stream's peak velocity, acceleration or jerk over
-its limit from the command stamps (1: at the limit).
+time, the ratio of the medians, the stream's peak velocity, acceleration or jerk over
+its limit from the command stamps (1: at the limit), and the median over the targets of the
+tool's largest distance from the line through its start and the target (mm; at the
+commanded joints, escapes and fallbacks included: how straight the servo's tool motion is).
 
 Run: ``.venv/bin/python bench/bench_servo_reach.py [--targets N] [--arms A,B]
 [--max-linear-speed M] [--max-angular-speed W] [--write-docs]`` (``--arms``: labels as
@@ -111,7 +113,8 @@ def main() -> None:
     print(f'{count} random reachable targets per arm, {SECONDS:g} s each, 100 Hz, seed {SEED}'
           + ''.join(f', {key} {value:g}' for key, value in settings.items()))
     print(f'{"arm":<13}{"start":<30}{"sigma":>9}{"reached":>9}{"esc":>5}{"fall":>5}'
-          f'{"median s":>10}{"max s":>8}{"solved":>9}{"solve s":>9}{"ratio":>7}{"peak":>7}')
+          f'{"median s":>10}{"max s":>8}{"solved":>9}{"solve s":>9}{"ratio":>7}{"peak":>7}'
+          f'{"line mm":>9}')
     for label, make, starts in arms(settings):
         if chosen and label not in chosen:
             continue
@@ -130,11 +133,12 @@ def main() -> None:
             escapes = sum(run.recoveries.count('escape') for run in servo)
             fallbacks = sum(run.recoveries.count('fallback') for run in servo)
             peak = max(run.peak_ratio for run in servo)
+            off_line = 1e3 * float(np.median([run.off_line for run in servo]))
             print(f'{label:<13}{start_name:<30}{sigma_min_at(probe, start):>9.2g}'
                   f'{len(times):>5}/{count:<3}{escapes:>5}{fallbacks:>5}{median:>10.2f}'
                   f'{max(times, default=float("nan")):>8.2f}'
                   f'{len(solve_times):>5}/{count:<3}{solve_median:>9.2f}'
-                  f'{median / solve_median:>7.2f}{peak:>7.3f}', flush=True)
+                  f'{median / solve_median:>7.2f}{peak:>7.3f}{off_line:>9.0f}', flush=True)
 
 
 if __name__ == '__main__':

@@ -30,7 +30,11 @@ the generator ends the motion at rest on the solution in finite time, as solve m
 ``speed / gain``. Not where a pair is within the velocity damper's slow-down distance,
 whose approach speeds are chosen for commands that follow ``qdot`` (a servo approaching
 faster there went deeper and stalled where every motion out was blocked: the demo's SO-101
-stretch).
+stretch). Far from the target, where both parts of the twist are at their caps and the step
+is undamped and clear of obstacles, the goal lies farther ahead along the step's tool
+motion, as far as the joints need to stop from the speed they follow it at, and that speed
+is held to what lets them turn with the straight tool line
+(:mod:`ros_ik.control.servo_lookahead`).
 
 It is computed at most every ``SERVO_PERIOD`` s of command time while the joints
 move (at once for a new target, mask, settings or collision model) and held in between, as
@@ -63,6 +67,8 @@ from ros_ik.control.inputs import Target
 from ros_ik.control.last_result import LastResult
 from ros_ik.control.motion_step import MotionStepper
 from ros_ik.control.parameters import Settings
+from ros_ik.control.servo_lookahead import (arrival_time, lookahead, TURN_PROBE,
+                                            turning_scale)
 from ros_ik.control.servo_recovery import (moving_on, ProgressWatch, RESUME_SIGMA_FACTOR,
                                            ServoRecovery, stuck_reason)
 from ros_ik.kinematics.servo_step import ServoOptions, ServoStep
@@ -353,8 +359,31 @@ class ServoGoals:
         toward = (null_motion_kept(velocity, step.task_jacobian, factor) if factor > 1.0
                   else velocity)
         speed = float(np.max(np.abs(toward) / options.velocity_limits, initial=0.0))
-        return ServoMotion(step, Goal(q + toward / settings.gain, min(1.0, factor * speed)),
+        goal = Goal(q + toward / settings.gain, min(1.0, factor * speed))
+        if (factor == 1.0 and step.sigma_min >= options.damping.singular_value_threshold
+                and stopping is None and not self.stepper.near_obstacle(q, settings)):
+            goal = self._ahead(q, step, velocity, target, options, settings) or goal
+        return ServoMotion(step, goal,
                            step.realized_fraction(velocity), stopping,
                            self.arm.solver.out_of_reach_reason(target.T_base_target,
                                                                step.position_error),
                            q.copy())
+
+    def _ahead(self, q: np.ndarray, step: ServoStep, velocity: np.ndarray, target: Target,
+               options: ServoOptions, settings: Settings) -> Optional[Goal]:
+        """Return the far servo's goal ahead along its step (:mod:`servo_lookahead`), or None."""
+        arrival = arrival_time((step.position_error, step.orientation_error),
+                               (options.max_linear_speed, options.max_angular_speed),
+                               settings.gain)
+        if arrival <= 1.0 / settings.gain:
+            return None
+        limits = self.stepper.generator(settings).limits
+        tool_part = np.linalg.pinv(step.task_jacobian) @ (step.task_jacobian @ velocity)
+        ahead = self.arm.servo.step(q + TURN_PROBE * velocity, target.T_base_target, options)
+        turning = turning_scale(velocity, ahead.velocity, TURN_PROBE, limits.acceleration)
+        tau = lookahead(q, tool_part, turning, arrival, settings.gain, limits)
+        if tau is None:
+            return None
+        speed = float(np.max(np.abs(velocity) / options.velocity_limits, initial=0.0))
+        return Goal(q + tool_part * tau + (velocity - tool_part) / settings.gain,
+                    turning * speed)

@@ -142,7 +142,8 @@ class DemoDriver:
         self._peaks = np.full(2, -1.0)
         self._held = np.zeros(2)
         # The node's (default) update rate, Hz; a horizon starts KEEP_PERIODS before its cycle.
-        self._update_rate = Settings().update_rate
+        settings = Settings()
+        self._update_rate = settings.update_rate
         self._kept_before_clock = KEEP_PERIODS / self._update_rate
         self.faults = 0
         self.status: Optional[DiagnosticStatus] = None
@@ -176,7 +177,7 @@ class DemoDriver:
         self.paths = PathRunner(peer, self.kinematics, arm.chain.base_link)
         self.jogs = JogRunner(peer, self.kinematics, self.twist_publisher, self._now,
                               lambda: self.latest_q, self._update_rate,
-                              Settings().jog_timeout)
+                              settings.jog_timeout)
 
     def _now(self) -> float:
         """Return the time (s since ``epoch``) on the clock of the commands' stamps."""

@@ -117,6 +117,37 @@ class JogRunner:
         this process heard fewer than ``jog_seconds`` of the jog's cycles (it fell behind
         the commands) is not moving: it cannot be judged.
         """
+        cycles_wanted = segment.jog_seconds * self.update_rate
+        start = self.now()
+        times, along, deviation, cycles = self._stream(segment, cycles_wanted)
+        if times[-1] - start > JOG_STRETCHED * segment.jog_seconds:
+            print(f'({times[-1] - start:.1f} s for {len(cycles) / self.update_rate:.1f} s '
+                  "of the IK node's jog cycles: a process was starved) ", end='', flush=True)
+        self.peer.spin_for(JOG_SETTLE)
+        distance = np.linalg.norm(segment.jog_velocity) * segment.jog_seconds
+        covered = along[-1] >= COVERED * distance
+        if len(cycles) < cycles_wanted:  # cannot be judged
+            print(f"(heard {len(cycles) / self.update_rate:.1f} s of the IK node's jog "
+                  'cycles: not judged) ', end='', flush=True)
+            return covered, False, float(np.max(deviation, initial=0.0))
+        stall = first_stall(times, along, cycles, round(JOG_WINDOW * self.update_rate),
+                            start + JOG_RAMP)
+        if covered == segment.stops or (stall is not None and not segment.stops):
+            print(f'(covered {along[-1]:.3f} of {distance:.3f} m'
+                  + (f"; no progress over {JOG_WINDOW} s of the jog's cycles from "
+                     f'{stall - start:.2f} s' if stall is not None else '') + ') ',
+                  end='', flush=True)
+        return covered, stall is None, float(np.max(deviation, initial=0.0))
+
+    def _stream(self, segment: Segment, cycles_wanted: float
+                ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """
+        Stream the twist every ``JOG_PERIOD`` s; return the samples and the live cycles.
+
+        Until this process heard ``cycles_wanted`` live cycles or ``JOG_STARVED_FACTOR``
+        times the jog's seconds passed. Returns the samples' times (s), the tool's progress
+        along the jog and its distance off the jog's line (m), and the live cycles (s).
+        """
         message = TwistStamped()
         message.header.frame_id = self.kinematics.chain.base_link
         velocity = segment.jog_velocity
@@ -124,11 +155,11 @@ class JogRunner:
             float(v) for v in velocity)
         direction = velocity / np.linalg.norm(velocity)
         tip_start = self.kinematics.tip_pose(self.measured())[:3, 3]
-        times, along, deviation, sent = [], [], [0.0], []
+        times, along, deviation, sent = [], [], [], []
         start = self.now()
         self._cycles = []
         cycles = np.zeros(0)
-        while (len(cycles) < segment.jog_seconds * self.update_rate
+        while (len(cycles) < cycles_wanted
                and self.now() < start + JOG_STARVED_FACTOR * segment.jog_seconds):
             self.publisher.publish(message)
             sent.append(self.now())
@@ -139,21 +170,4 @@ class JogRunner:
             deviation.append(float(np.linalg.norm(offset - along[-1] * direction)))
             cycles = live_cycles(np.array(self._cycles), np.array(sent), self.jog_timeout)
         self._cycles = None
-        if times[-1] - start > JOG_STRETCHED * segment.jog_seconds:
-            print(f'({times[-1] - start:.1f} s for {len(cycles) / self.update_rate:.1f} s '
-                  "of the IK node's jog cycles: a process was starved) ", end='', flush=True)
-        self.peer.spin_for(JOG_SETTLE)
-        distance = np.linalg.norm(velocity) * segment.jog_seconds
-        covered = along[-1] >= COVERED * distance
-        stall = first_stall(np.array(times), np.array(along), cycles,
-                            round(JOG_WINDOW * self.update_rate), start + JOG_RAMP)
-        if len(cycles) < segment.jog_seconds * self.update_rate:  # cannot be judged
-            print(f"(heard {len(cycles) / self.update_rate:.1f} s of the IK node's jog "
-                  'cycles: not judged) ', end='', flush=True)
-            return covered, False, max(deviation)
-        if covered == segment.stops or (stall is not None and not segment.stops):
-            print(f'(covered {along[-1]:.3f} of {distance:.3f} m'
-                  + (f"; no progress over {JOG_WINDOW} s of the jog's cycles from "
-                     f'{stall - start:.2f} s' if stall is not None else '') + ') ',
-                  end='', flush=True)
-        return covered, stall is None, max(deviation)
+        return np.array(times), np.array(along), np.array(deviation), cycles

@@ -88,7 +88,10 @@ class ReachRun:
     ``messages``: every status message seen, in order, without repeats; ``recoveries``:
     the servo's recoveries in order ('escape', 'fallback'); ``tool_speeds``: the tool's
     largest linear (m/s) and angular (rad/s) speed between consecutive commands (FK of the
-    commanded joints over their stamps).
+    commanded joints over their stamps); ``peak_speeds``: each joint's largest speed in the
+    stream (rad/s or m/s, chain order); ``off_line``: the tool's (at the commanded joints)
+    largest distance from the line through its start and a still target (m; NaN for a
+    moving target).
     """
 
     reached: bool
@@ -100,6 +103,8 @@ class ReachRun:
     messages: Tuple[str, ...]
     recoveries: Tuple[str, ...]
     tool_speeds: Tuple[float, float]
+    peak_speeds: Tuple[float, ...]
+    off_line: float
 
 
 def bundled_controller(arm_name: str, **settings: object) -> IkController:
@@ -174,6 +179,10 @@ def reach(controller: IkController, q_start: np.ndarray, T_base_target: np.ndarr
     recovering = 'none'
     reached_at = np.inf
     errors = (np.inf, np.inf)
+    # the line through the tool's start and a still target's position (None: moving)
+    line = (None if moving is not None else
+            (controller.arm.kinematics.tip_pose(q)[:3, 3], T_base_target[:3, 3]))
+    off_line = 0.0 if line is not None else np.nan
     elapsed = 0.0
     while elapsed < seconds:
         now = start + elapsed
@@ -189,13 +198,15 @@ def reach(controller: IkController, q_start: np.ndarray, T_base_target: np.ndarr
             times.append(command.time)
             positions.append(q)
         message = controller.status.message
-        kind = controller.status.values.get('servo_recovery', 'none')
-        if kind != recovering and kind != 'none':
-            recoveries.append(kind)
-        recovering = kind
+        recovery = controller.status.values.get('servo_recovery', 'none')
+        if recovery != recovering and recovery != 'none':
+            recoveries.append(recovery)
+        recovering = recovery
         if not messages or messages[-1] != message:
             messages.append(message)
-        e_p, e_o = pose_error(T_now, controller.arm.kinematics.tip_pose(q))
+        T_tip = controller.arm.kinematics.tip_pose(q)
+        off_line = max(off_line, distance_from_line(T_tip[:3, 3], line))
+        e_p, e_o = pose_error(T_now, T_tip)
         errors = (float(np.linalg.norm(e_p * mask[:3])), float(np.linalg.norm(e_o * mask[3:])))
         within = (errors[0] <= settings.position_tolerance
                   and errors[1] <= settings.orientation_tolerance)
@@ -207,7 +218,28 @@ def reach(controller: IkController, q_start: np.ndarray, T_base_target: np.ndarr
     return ReachRun(bool(np.isfinite(reached_at)), float(reached_at), errors[0], errors[1],
                     float(np.max(ratios)), float(np.max(peaks.beyond_bounds)), tuple(messages),
                     tuple(recoveries), tool_speeds(controller, np.array(times),
-                                                   np.array(positions)))
+                                                   np.array(positions)),
+                    tuple(float(v) for v in peaks.velocity), off_line)
+
+
+def distance_from_line(point: np.ndarray,
+                       line: Optional[Tuple[np.ndarray, np.ndarray]]) -> float:
+    """
+    Return the distance (m) of ``point`` (3,) from the line through ``line``'s two points.
+
+    NaN for no line (a moving target); the distance from the first point where the two
+    coincide.
+    """
+    if line is None:
+        return np.nan
+    origin, through = line
+    offset = point - origin
+    span = through - origin
+    length = float(np.linalg.norm(span))
+    if length == 0.0:
+        return float(np.linalg.norm(offset))
+    along = offset @ span / length
+    return float(np.sqrt(max(float(offset @ offset) - along * along, 0.0)))
 
 
 def tool_speeds(controller: IkController, times: np.ndarray,
