@@ -67,7 +67,8 @@ from ros_ik.control.inputs import Target
 from ros_ik.control.last_result import LastResult
 from ros_ik.control.motion_step import MotionStepper
 from ros_ik.control.parameters import Settings
-from ros_ik.control.servo_lookahead import (arrival_time, lookahead, TURN_PROBE,
+from ros_ik.control.servo_lookahead import (arrival_time, drawn_back, lookahead,
+                                            passes_target, tool_motion, TURN_PROBE,
                                             turning_scale)
 from ros_ik.control.servo_recovery import (moving_on, ProgressWatch, RESUME_SIGMA_FACTOR,
                                            ServoRecovery, stuck_reason)
@@ -362,28 +363,36 @@ class ServoGoals:
         goal = Goal(q + toward / settings.gain, min(1.0, factor * speed))
         if (factor == 1.0 and step.sigma_min >= options.damping.singular_value_threshold
                 and stopping is None and not self.stepper.near_obstacle(q, settings)):
-            goal = self._ahead(q, step, velocity, target, options, settings) or goal
+            goal = self._ahead(q, step, velocity, speed, target, options, settings) or goal
         return ServoMotion(step, goal,
                            step.realized_fraction(velocity), stopping,
                            self.arm.solver.out_of_reach_reason(target.T_base_target,
                                                                step.position_error),
                            q.copy())
 
-    def _ahead(self, q: np.ndarray, step: ServoStep, velocity: np.ndarray, target: Target,
-               options: ServoOptions, settings: Settings) -> Optional[Goal]:
-        """Return the far servo's goal ahead along its step (:mod:`servo_lookahead`), or None."""
+    def _ahead(self, q: np.ndarray, step: ServoStep, velocity: np.ndarray, speed: float,
+               target: Target, options: ServoOptions, settings: Settings) -> Optional[Goal]:
+        """
+        Return the far servo's goal ahead along its step (:mod:`servo_lookahead`), or None.
+
+        ``velocity`` (n,): the step's, through the damper; ``speed``: its speed fraction.
+        """
         arrival = arrival_time((step.position_error, step.orientation_error),
                                (options.max_linear_speed, options.max_angular_speed),
                                settings.gain)
         if arrival <= 1.0 / settings.gain:
             return None
         limits = self.stepper.generator(settings).limits
-        tool_part = np.linalg.pinv(step.task_jacobian) @ (step.task_jacobian @ velocity)
+        tool_part = tool_motion(velocity, step.task_jacobian)
+        if tool_part is None:
+            return None
         ahead = self.arm.servo.step(q + TURN_PROBE * velocity, target.T_base_target, options)
         turning = turning_scale(velocity, ahead.velocity, TURN_PROBE, limits.acceleration)
-        tau = lookahead(q, tool_part, turning, arrival, settings.gain, limits)
+        null_part = (velocity - tool_part) / settings.gain
+        tau = drawn_back(lookahead(q, tool_part, turning, arrival, settings.gain, limits),
+                         lambda tau: passes_target(step.task_twist, self.arm.servo.step(
+                             q + tool_part * tau + null_part, target.T_base_target,
+                             options).task_twist), settings.gain)
         if tau is None:
             return None
-        speed = float(np.max(np.abs(velocity) / options.velocity_limits, initial=0.0))
-        return Goal(q + tool_part * tau + (velocity - tool_part) / settings.gain,
-                    turning * speed)
+        return Goal(q + tool_part * tau + null_part, turning * speed)

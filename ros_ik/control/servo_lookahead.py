@@ -23,12 +23,14 @@ with the acceleration and jerk limits ``a``, ``j`` the stopping distance ``v (v 
 the servo crawled at half the speed its caps allow). The goal is refreshed every few
 milliseconds, so it need only lie beyond that stopping distance to be followed at speed:
 
-- ``lookahead`` ``tau`` (s) of the step's tool motion (its null-space part stays at ``1 /
-  K``: :func:`ros_ik.control.servo_goals.null_motion_kept`) with ``tau`` the largest of
-  ``1 / K`` and ``LOOKAHEAD_MARGIN`` times the time each joint needs to stop from the
-  speed it follows at (:func:`stopping_lookahead`), never past where the capped twist's
-  linearised motion arrives (``|e| / cap`` of each part of the error) nor past a position
-  bound (the goal keeps its direction: a clipped goal would turn the motion);
+- ``lookahead`` ``tau`` (s) of the step's tool motion (:func:`tool_motion`; its
+  null-space part stays at ``1 / K``, as :func:`ros_ik.control.servo_goals.null_motion_kept`
+  keeps it) with ``tau`` the largest of ``1 / K`` and ``LOOKAHEAD_MARGIN`` times the time
+  each joint needs to stop from the speed it follows at (:func:`stopping_lookahead`), never
+  past where the capped twist's linearised motion arrives (``|e| / cap`` of each part of
+  the error) nor past a position bound (the goal keeps its direction: a clipped goal would
+  turn the motion); drawn halfway back while the tool there has passed the target
+  (:func:`drawn_back`, :func:`passes_target`);
 - followed at no more than the speed at which the arm can turn with the straight tool line:
   along the servo's velocity field ``qdot(q)`` the joints accelerate by ``qddot = (d qdot /
   d q) qdot``, sampled as ``(qdot(q + qdot h) - qdot(q)) / h`` (``h`` = ``TURN_PROBE`` s);
@@ -40,7 +42,7 @@ Near the target (an uncapped part of the twist), near a singular configuration a
 obstacles the goal stays at ``1 / K`` s.
 """
 
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -49,6 +51,7 @@ from ros_ik.trajectory.motion_limits import MotionLimits
 TURN_PROBE = 0.02  # s of the field's motion over which its change is sampled
 TURN_ACCELERATION_SHARE = 1.0  # of each joint's acceleration limit the turning may use
 LOOKAHEAD_MARGIN = 1.5  # the goal lies this many stopping times ahead
+LOOKAHEAD_HALVINGS = 3  # times a goal past the target is drawn halfway back
 
 
 def arrival_time(errors: tuple, caps: tuple, gain: float) -> float:
@@ -73,12 +76,10 @@ def turning_scale(velocity: np.ndarray, velocity_ahead: np.ndarray, probe: float
     / probe``; at ``s`` times the field's speed each joint accelerates by ``s^2 |qddot_j|
     <= TURN_ACCELERATION_SHARE a_j``.
     """
-    turning = np.abs(velocity_ahead - velocity) / probe
-    moving = turning > 0.0
-    if not np.any(moving):
+    needed = float(np.max(np.abs(velocity_ahead - velocity) / (probe * acceleration)))
+    if needed <= TURN_ACCELERATION_SHARE:
         return 1.0
-    allowed = TURN_ACCELERATION_SHARE * acceleration[moving] / turning[moving]
-    return float(min(1.0, np.sqrt(np.min(allowed))))
+    return float(np.sqrt(TURN_ACCELERATION_SHARE / needed))
 
 
 def stopping_lookahead(velocity: np.ndarray, scale: float, limits: MotionLimits) -> float:
@@ -97,10 +98,55 @@ def stopping_lookahead(velocity: np.ndarray, scale: float, limits: MotionLimits)
 
 def bounds_lookahead(q: np.ndarray, velocity: np.ndarray, limits: MotionLimits) -> float:
     """Return the longest ``tau`` (s) with ``q + velocity tau`` inside the position bounds."""
-    with np.errstate(divide='ignore', invalid='ignore'):
-        room = np.where(velocity > 0.0, (limits.upper - q) / velocity,
-                        np.where(velocity < 0.0, (limits.lower - q) / velocity, np.inf))
+    moving = velocity != 0.0
+    bound = np.where(velocity > 0.0, limits.upper, limits.lower)[moving]
+    room = (bound - q[moving]) / velocity[moving]
     return float(np.min(np.maximum(room, 0.0), initial=np.inf))
+
+
+def tool_motion(velocity: np.ndarray, J_task: np.ndarray) -> Optional[np.ndarray]:
+    """
+    Return the part (n,) of ``velocity`` that moves the tool: ``J^T (J J^T)^-1 J qdot``.
+
+    ``J_task`` (m, n): the step's weighted task Jacobian, of full rank (an undamped step:
+    ``sigma_min`` at or above the damping threshold); the rest of ``velocity`` is its
+    null-space motion, which leaves the tool still. A chain with no more joints than task
+    rows has none: all of ``velocity`` moves the tool. None where ``J J^T`` is singular.
+    """
+    if J_task.shape[0] >= J_task.shape[1]:
+        return velocity
+    try:
+        return J_task.T @ np.linalg.solve(J_task @ J_task.T, J_task @ velocity)
+    except np.linalg.LinAlgError:
+        return None
+
+
+def passes_target(twist: np.ndarray, twist_at_goal: np.ndarray) -> bool:
+    """
+    Return whether the tool at the goal has passed the target: its error points back.
+
+    ``twist`` and ``twist_at_goal`` (m,): the servo steps' weighted task twists (``K e``,
+    capped: along the error) at ``q`` and at the goal. A straight tool line's joint path is
+    curved, so the linearised arrival can lie past the target's solution (a polar arm's
+    wheel overshot its solution by 16 mrad); a joint that turns back on the way (its
+    solution lies behind it) does not count.
+    """
+    return float(twist @ twist_at_goal) < 0.0
+
+
+def drawn_back(tau: Optional[float], passes: Callable[[float], bool],
+               gain: float) -> Optional[float]:
+    """
+    Return ``tau`` (s) drawn halfway back while the goal there ``passes`` the target.
+
+    At most ``LOOKAHEAD_HALVINGS`` times; None (the goal stays ``1 / gain`` ahead) once
+    ``tau`` would be ``1 / gain`` or less, or where it still passes after them.
+    """
+    for _ in range(LOOKAHEAD_HALVINGS):
+        if tau is None or not passes(tau):
+            return tau
+        tau = 0.5 * tau if 0.5 * tau > 1.0 / gain else None
+    return None
 
 
 def lookahead(q: np.ndarray, tool_velocity: np.ndarray, turning: float, arrival: float,

@@ -42,6 +42,7 @@ from ros_ik.kinematics.transforms import pose_error, rpy_to_matrix
 from ros_ik.kinematics.urdf_loader import load_urdf_file
 from ros_ik.tools.node_processes import ProcessGroup, RosPeer
 from ros_ik.trajectory.stream_check import divided_differences, stream_peaks_from_rest
+from ros_ik_testing.small_chains import POLAR_ARM_URDF
 from ros_ik_testing.stall_faults import stall_fault_reason
 from sensor_msgs.msg import JointState
 from std_msgs.msg import UInt32
@@ -54,16 +55,6 @@ EVERY_COMMAND = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
 VELOCITY_SCALE = 0.5
-
-WHEEL_URDF = (
-    '<robot name="wheel"><link name="base"/><link name="disc"/><link name="arm"/>'
-    '<link name="tip"/>'
-    '<joint name="wheel" type="continuous"><parent link="base"/><child link="disc"/>'
-    '<axis xyz="0 0 1"/><limit velocity="2.0" effort="1"/></joint>'
-    '<joint name="reach" type="prismatic"><parent link="disc"/><child link="arm"/>'
-    '<origin xyz="0.5 0 0"/><axis xyz="1 0 0"/>'
-    '<limit lower="0" upper="0.5" velocity="0.5" effort="1"/></joint>'
-    '<joint name="tool" type="fixed"><parent link="arm"/><child link="tip"/></joint></robot>')
 
 
 class Loop:
@@ -342,7 +333,7 @@ def test_a_joint_reported_past_its_limit_is_brought_inside(peer, processes, tmp_
 def test_a_continuous_joint_goes_the_short_way_across_pi(peer, processes, tmp_path, mode):
     """Check a wheel at 3.0 rad sent to -3.0 rad: +0.28 rad through pi, not -6 rad back."""
     urdf = tmp_path / 'wheel.urdf'
-    urdf.write_text(WHEEL_URDF)
+    urdf.write_text(POLAR_ARM_URDF)
     loop = Loop(peer, processes, tmp_path, str(urdf), 'base', 'tip', np.array([3.0, 0.2]),
                 task_axes='x y', ik={'mode': mode})
     try:

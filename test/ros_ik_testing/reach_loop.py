@@ -91,7 +91,7 @@ class ReachRun:
     commanded joints over their stamps); ``peak_speeds``: each joint's largest speed in the
     stream (rad/s or m/s, chain order); ``off_line``: the tool's (at the commanded joints)
     largest distance from the line through its start and a still target (m; NaN for a
-    moving target).
+    moving target); ``highest``: each joint's highest commanded position (rad or m).
     """
 
     reached: bool
@@ -105,6 +105,7 @@ class ReachRun:
     tool_speeds: Tuple[float, float]
     peak_speeds: Tuple[float, ...]
     off_line: float
+    highest: Tuple[float, ...]
 
 
 def bundled_controller(arm_name: str, **settings: object) -> IkController:
@@ -219,7 +220,8 @@ def reach(controller: IkController, q_start: np.ndarray, T_base_target: np.ndarr
                     float(np.max(ratios)), float(np.max(peaks.beyond_bounds)), tuple(messages),
                     tuple(recoveries), tool_speeds(controller, np.array(times),
                                                    np.array(positions)),
-                    tuple(float(v) for v in peaks.velocity), off_line)
+                    tuple(float(v) for v in peaks.velocity), off_line,
+                    tuple(float(v) for v in np.max(positions, axis=0)))
 
 
 def distance_from_line(point: np.ndarray,

@@ -15,24 +15,27 @@
 """
 A far servo's goal ahead of its step: closed forms, the generator's own stop, a closed loop.
 
-:mod:`ros_ik.control.servo_lookahead` against closed forms (arrival, bounds), the turning
-scale against a field whose acceleration is known, the stopping lookahead against the
-generator's hardest stop; then the ROS-free controller driving the Panda at the parameters'
-default acceleration and jerk limits (its URDF has none; no joint_limits.yaml) toward a far
-target: the joints now run faster than a goal ``1 / K`` s ahead would let them (the
-generator brakes to rest at its goal), the stream stays within its limits and the target
-is reached.
+:mod:`ros_ik.control.servo_lookahead` against closed forms (arrival, bounds, the tool's
+part of a velocity), the turning scale against a field whose acceleration is known, the
+stopping lookahead against the generator's hardest stop; then the ROS-free controller
+driving the Panda at the parameters' default acceleration and jerk limits (no
+joint_limits.yaml) toward a far target: the joints now run faster than a goal ``1 / K`` s
+ahead would let them (the generator brakes to rest at its goal), the stream stays within
+its limits and the target is reached.
 """
 
 import numpy as np
 import pytest
-from ros_ik.control.servo_lookahead import (arrival_time, bounds_lookahead, lookahead,
-                                            LOOKAHEAD_MARGIN, stopping_lookahead,
+from ros_ik.control.servo_lookahead import (arrival_time, bounds_lookahead, drawn_back,
+                                            lookahead, LOOKAHEAD_MARGIN, passes_target,
+                                            stopping_lookahead, tool_motion,
                                             TURN_ACCELERATION_SHARE, turning_scale)
 from ros_ik.kinematics.bundled_arms import BUNDLED_ARMS, load_bundled_chain
+from ros_ik.kinematics.urdf_loader import load_urdf_string
 from ros_ik.trajectory.motion_limits import MotionLimits
 from ros_ik.trajectory.online_generator import MotionState, OnlineGenerator
 from ros_ik_testing.reach_loop import controller_of, reach
+from ros_ik_testing.small_chains import POLAR_ARM_URDF
 
 GAIN = 5.0  # 1/s
 
@@ -125,3 +128,42 @@ def test_a_far_servo_runs_faster_than_a_goal_one_step_ahead_lets_it():
     a, j, v_max = limits.acceleration, limits.jerk, limits.velocity
     braked = (-a ** 2 / j + np.sqrt(a ** 4 / j ** 2 + 8.0 * a * v_max / GAIN)) / 2.0
     assert np.max(np.array(run.peak_speeds) / braked) > 1.2
+
+
+def test_the_tool_motion_is_the_part_the_jacobian_sees():
+    rng = np.random.default_rng(5)
+    J = rng.normal(size=(6, 7))
+    velocity = rng.normal(size=7)
+    moving = tool_motion(velocity, J)
+    np.testing.assert_allclose(J @ moving, J @ velocity, atol=1e-12)  # the same twist
+    np.testing.assert_allclose(moving, np.linalg.pinv(J) @ (J @ velocity), atol=1e-12)
+    assert tool_motion(velocity, np.zeros((6, 7))) is None  # no rank: no lookahead
+    # no more joints than task rows: no null space, the whole velocity moves the tool
+    np.testing.assert_array_equal(tool_motion(velocity[:2], J[:, :2]), velocity[:2])
+
+
+def test_a_goal_whose_error_points_back_has_passed_the_target():
+    twist = np.array([0.3, -0.4, 0.0, 0.5])
+    assert not passes_target(twist, 0.2 * twist)  # short of the target
+    assert passes_target(twist, -0.1 * twist)  # past it
+    assert not passes_target(twist, np.array([0.4, 0.3, 0.0, 0.0]))  # beside the line
+
+
+def test_a_goal_past_the_target_is_drawn_halfway_back():
+    assert drawn_back(2.0, lambda tau: tau > 0.7, GAIN) == 0.5  # 2 -> 1 -> 0.5
+    assert drawn_back(2.0, lambda tau: False, GAIN) == 2.0
+    assert drawn_back(0.3, lambda tau: True, GAIN) is None  # 0.15 is under 1 / K
+    assert drawn_back(8.0, lambda tau: True, GAIN) is None  # still past after the halvings
+    assert drawn_back(None, lambda tau: True, GAIN) is None
+
+
+def test_a_polar_arms_wheel_does_not_pass_its_solution():
+    """A straight tool line's joint path is curved: the linearised arrival lies past it."""
+    chain = load_urdf_string(POLAR_ARM_URDF, 'base', 'tip')
+    controller = controller_of(chain, 'x y', mode='servo')
+    q_solution = np.array([2 * np.pi - 3.0, 0.3])  # the wheel through pi, the short way
+    run = reach(controller, np.array([3.0, 0.2]), controller.arm.kinematics.tip_pose(
+        q_solution), 5.0, position_only=True)
+    assert run.reached, run.messages
+    assert run.highest[0] <= q_solution[0] + 1e-4, run.highest[0] - q_solution[0]
+    assert run.peak_ratio <= 1.0 + 1e-6
